@@ -1,0 +1,1 @@
+"""Rules engines (pure). Import ``sidecar.rules.registry`` to register all of them."""
