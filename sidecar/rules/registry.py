@@ -1,3 +1,3 @@
 """Importing this module registers every engine's handlers, GM actions, effects and content."""
 
-from sidecar.rules import effects, scene  # noqa: F401
+from sidecar.rules import core_actions, effects, scene  # noqa: F401
