@@ -23,7 +23,9 @@ def main() -> int:
         print(f"\n##### {script.stem}", flush=True)
         started = time.monotonic()
         code = subprocess.call([sys.executable, str(script)], cwd=HERE.parent)
-        print(f"##### {script.stem}: exit {code} after {time.monotonic() - started:.1f} s", flush=True)
+        print(
+            f"##### {script.stem}: exit {code} after {time.monotonic() - started:.1f} s", flush=True
+        )
         if code:
             failed.append(script.stem)
     if failed:

@@ -135,7 +135,11 @@ class Sidecar:
         if self.config.origins and origin not in self.config.origins:
             log.warning("refused origin %r", origin)
             return web.json_response(
-                {"type": "error", "code": "origin_refused", "message": f"origin {origin!r} is not allowed"},
+                {
+                    "type": "error",
+                    "code": "origin_refused",
+                    "message": f"origin {origin!r} is not allowed",
+                },
                 status=403,
             )
         ws = web.WebSocketResponse(max_msg_size=MAX_FRAME_BYTES, heartbeat=30.0)

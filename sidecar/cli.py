@@ -148,8 +148,8 @@ def cmd_world(args: argparse.Namespace) -> int:
 
 
 def cmd_content(args: argparse.Namespace) -> int:
-    from sidecar.rules import registry  # noqa: F401  (registers content kinds and effects)
     from sidecar.content import BUNDLED_CONTENT, check
+    from sidecar.rules import registry  # noqa: F401  (registers content kinds and effects)
 
     roots = [BUNDLED_CONTENT, *[Path(p) for p in (args.content or [])]]
     problems = check(roots)

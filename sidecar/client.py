@@ -95,7 +95,11 @@ class SidecarClient:
         if msg.type == aiohttp.WSMsgType.TEXT:
             data: dict[str, Any] = json.loads(msg.data)
             return data
-        if msg.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.CLOSING):
+        if msg.type in (
+            aiohttp.WSMsgType.CLOSE,
+            aiohttp.WSMsgType.CLOSED,
+            aiohttp.WSMsgType.CLOSING,
+        ):
             raise ClosedError(self.ws.close_code, str(msg.extra or ""))
         raise ClosedError(self.ws.close_code, f"unexpected frame {msg.type}")
 
@@ -152,7 +156,10 @@ class SidecarClient:
                 if self._take(data):
                     messages.append(data)
                 continue
-            if data.get("type") in ("accepted", "error") and data.get("ref", data.get("id")) == event_id:
+            if (
+                data.get("type") in ("accepted", "error")
+                and data.get("ref", data.get("id")) == event_id
+            ):
                 await self._ack()
                 return Result(data, messages)
             if data.get("type") == "error" and data.get("ref") is None:
@@ -166,7 +173,7 @@ class SidecarClient:
                 data = await self.receive(timeout=timeout)
                 if "seq" in data and self._take(data):
                     got.append(data)
-        except (TimeoutError, asyncio.TimeoutError):
+        except TimeoutError:
             pass
         await self._ack()
         return got

@@ -219,9 +219,7 @@ def _answered(dice: Dice, ability: Ability, dc: int, answer: SaveAnswer) -> Test
 
     total = answer.total or 0
     roll = Roll(formula=str(total), terms=((1, NumberTerm(total)),), flavor="player")
-    return TestResult(
-        "save", f"save.{ability}", roll, 0, dc, 0, total >= dc, answer.natural
-    )
+    return TestResult("save", f"save.{ability}", roll, 0, dc, 0, total >= dc, answer.natural)
 
 
 Handler = Callable[[EventContext, Any], None]

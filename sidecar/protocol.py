@@ -18,7 +18,6 @@ from sidecar.models import (
     Ability,
     Creature,
     Identifier,
-    Language,
     Name,
     Point,
     Region,

@@ -16,7 +16,7 @@ import secrets
 import sqlite3
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -166,10 +166,8 @@ class Store:
         try:
             self.db.execute("COMMIT")
         except sqlite3.Error as exc:
-            try:
+            with suppress(sqlite3.Error):
                 self.db.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass
             raise StoreError(str(exc)) from exc
 
     # worlds ----------------------------------------------------------------------
@@ -183,7 +181,14 @@ class Store:
                 db.execute(
                     "INSERT INTO worlds (id, name, token_hash, token_salt, seed, created_at)"
                     " VALUES (?, ?, ?, ?, ?, ?)",
-                    (world_id, name or world_id, hash_token(token, salt), salt, str(seed), time.time()),
+                    (
+                        world_id,
+                        name or world_id,
+                        hash_token(token, salt),
+                        salt,
+                        str(seed),
+                        time.time(),
+                    ),
                 )
         except sqlite3.IntegrityError:
             raise StoreError(f"world {world_id!r} already exists") from None

@@ -17,7 +17,6 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from sidecar import engine
-from sidecar.rules import registry  # noqa: F401  (registers the handlers)
 from sidecar.cards import CardRenderer
 from sidecar.content import ContentStore
 from sidecar.dice import Dice
@@ -32,6 +31,7 @@ from sidecar.protocol import (
     client_adapter,
     summarize_validation,
 )
+from sidecar.rules import registry  # noqa: F401  (registers the handlers)
 from sidecar.state import WorldState, load_document
 from sidecar.store import EventRow, Store, StoreError, WorldRow
 
@@ -62,7 +62,9 @@ class World:
         self.cards = cards
         self.language = "en"
         self.ruleset: Any = "legacy"
-        self.state = WorldState({key: load_document(key, body) for key, body in store.load_docs(row.id)})
+        self.state = WorldState(
+            {key: load_document(key, body) for key, body in store.load_docs(row.id)}
+        )
         self.on_deadline: Callable[[World, str, float], None] | None = None
 
     # session facts -------------------------------------------------------------
@@ -108,8 +110,15 @@ class World:
         ]
         return Outcome(reply, messages)
 
-    def _context(self, event_id: str, stream: int, answers: dict[str, Any], now: float,
-                 language: str, ruleset: Any) -> EventContext:
+    def _context(
+        self,
+        event_id: str,
+        stream: int,
+        answers: dict[str, Any],
+        now: float,
+        language: str,
+        ruleset: Any,
+    ) -> EventContext:
         return EventContext(
             world_id=self.id,
             event_id=event_id,
@@ -233,8 +242,12 @@ class World:
         if isinstance(exc, ValidationError):
             details = summarize_validation(exc)
             summary = "; ".join(f"{d.loc}: {d.msg}" for d in details[:5])
-            error = Error(code="invalid", message=f"invalid parameters: {summary}", ref=event.id,
-                          details=details)
+            error = Error(
+                code="invalid",
+                message=f"invalid parameters: {summary}",
+                ref=event.id,
+                details=details,
+            )
         elif isinstance(exc, RuleError):
             error = Error(code="rule_error", message=str(exc), ref=event.id)
         else:
@@ -279,13 +292,17 @@ class World:
         original_id = result.request_id.rsplit("/", 1)[0]
         original = self.store.get_event(self.id, original_id)
         resumed = Outcome({})
-        if original is not None and original.status == "pending" and original.pending:
-            if result.request_id in original.pending["requests"]:
-                answers = dict(original.answers)
-                answers[result.request_id] = SaveAnswer(
-                    total=result.total, natural=result.natural, roll=result.roll
-                ).model_dump()
-                resumed = self._resume(original, answers)
+        if (
+            original is not None
+            and original.status == "pending"
+            and original.pending
+            and result.request_id in original.pending["requests"]
+        ):
+            answers = dict(original.answers)
+            answers[result.request_id] = SaveAnswer(
+                total=result.total, natural=result.natural, roll=result.roll
+            ).model_dump()
+            resumed = self._resume(original, answers)
         note = Accepted(id=result.id, seqs=[s for s, _ in resumed.messages])
         # the save.result itself is logged so a resend is recognised
         body = json.dumps({"event": result.model_dump(mode="json")})

@@ -99,8 +99,17 @@ class ServerProcess:
     def start(self) -> None:
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "sidecar.cli", "--db", str(self.db), "serve",
-             "--port", str(self.port), *self.extra],
+            [
+                sys.executable,
+                "-m",
+                "sidecar.cli",
+                "--db",
+                str(self.db),
+                "serve",
+                "--port",
+                str(self.port),
+                *self.extra,
+            ],
             cwd=ROOT,
             env=env,
             stdout=subprocess.PIPE,
@@ -111,10 +120,10 @@ class ServerProcess:
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
                     return
-            except OSError:
+            except OSError as exc:
                 if self.proc.poll() is not None:
                     out = self.proc.stdout.read().decode() if self.proc.stdout else ""
-                    raise RuntimeError(f"sidecar exited early:\n{out}")
+                    raise RuntimeError(f"sidecar exited early:\n{out}") from exc
                 time.sleep(0.05)
         raise RuntimeError("sidecar did not start listening within 20 s")
 

@@ -44,7 +44,9 @@ def test_advantage_and_disadvantage_cancel() -> None:
         (0, "modern", "check", (False, 0)),
     ],
 )
-def test_exhaustion_by_ruleset(level: int, ruleset: str, kind: str, expected: tuple[bool, int]) -> None:
+def test_exhaustion_by_ruleset(
+    level: int, ruleset: str, kind: str, expected: tuple[bool, int]
+) -> None:
     assert exhaustion_effects(make(exhaustion=level), kind, ruleset) == expected  # type: ignore[arg-type]
 
 
@@ -93,8 +95,9 @@ def test_attack_natural_twenty_and_one() -> None:
 
 
 def test_damage_traits() -> None:
-    c = make(damage_immunities=["poison"], damage_resistances=["fire"],
-             damage_vulnerabilities=["cold"])
+    c = make(
+        damage_immunities=["poison"], damage_resistances=["fire"], damage_vulnerabilities=["cold"]
+    )
     assert apply_damage_traits(c, 11, "poison") == (0, "immune")
     assert apply_damage_traits(c, 11, "fire") == (5, "resistant")
     assert apply_damage_traits(c, 11, "cold") == (22, "vulnerable")

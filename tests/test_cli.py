@@ -54,7 +54,11 @@ def test_world_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
 def test_demo_prints_readable_cards() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "sidecar.cli", "demo", "--only", "core"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120, check=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
     ).stdout
     assert "Handshake: welcome" in out
     assert "[card] Gout of flame" in out
@@ -65,6 +69,10 @@ def test_demo_prints_readable_cards() -> None:
 def test_demo_in_russian() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "sidecar.cli", "demo", "--only", "core", "--language", "ru"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120, check=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
     ).stdout
     assert "спасбросок" in out.lower() or "Спасбросок" in out

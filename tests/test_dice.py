@@ -38,8 +38,22 @@ def test_keep_highest_and_lowest() -> None:
 
 @pytest.mark.parametrize(
     "formula",
-    ["10000d10000", "101d6", "1d1001", "", "d", "2d", "1d6 +", "1d6 * 2", "3d6kh4", "x" * 300,
-     "1d6 1d6", "0d6", "1d0", "9999999"],
+    [
+        "10000d10000",
+        "101d6",
+        "1d1001",
+        "",
+        "d",
+        "2d",
+        "1d6 +",
+        "1d6 * 2",
+        "3d6kh4",
+        "x" * 300,
+        "1d6 1d6",
+        "0d6",
+        "1d0",
+        "9999999",
+    ],
 )
 def test_bad_or_abusive_formulas_are_refused(formula: str) -> None:
     with pytest.raises(DiceError):

@@ -73,8 +73,13 @@ async def test_healthz_reports_version_protocol_uptime(server: RunningSidecar) -
 async def test_wrong_token_is_refused_with_4401_within_one_second(server: RunningSidecar) -> None:
     async with server.client() as client:
         await client.send_json(
-            {"type": "hello", "protocol": 1, "world_id": server.world_id, "token": "nope",
-             "module_version": "t"}
+            {
+                "type": "hello",
+                "protocol": 1,
+                "world_id": server.world_id,
+                "token": "nope",
+                "module_version": "t",
+            }
         )
         error = await expect_close(client, 4401)
         assert error["type"] == "error" and error["code"] == "unauthorized"
@@ -266,7 +271,9 @@ async def test_worlds_run_concurrently_and_in_order(server: RunningSidecar) -> N
     await b.connect()
     await b.hello("other-world", other_token)
     await asyncio.gather(a.send(scene_sync()), b.send(scene_sync()))
-    results = await asyncio.gather(*(a.send(forced_save()) for _ in range(1)), b.send(forced_save()))
+    results = await asyncio.gather(
+        *(a.send(forced_save()) for _ in range(1)), b.send(forced_save())
+    )
     assert all(r.ok for r in results)
     # each world numbers its own messages from 1
     assert results[0].reply["seqs"][0] == 1 and results[1].reply["seqs"][0] == 1

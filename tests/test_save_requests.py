@@ -30,8 +30,13 @@ async def test_player_answers_and_the_card_uses_their_total(client: SidecarClien
     assert other.ok
 
     done = await client.send(
-        {"type": "save.result", "request_id": requests[0]["request_id"], "token_id": "t1",
-         "total": 23, "natural": 18}
+        {
+            "type": "save.result",
+            "request_id": requests[0]["request_id"],
+            "token_id": "t1",
+            "total": 23,
+            "natural": 18,
+        }
     )
     assert done.ok
     public = [c for c in done.cards if c["visibility"] == "public"][0]
@@ -40,8 +45,12 @@ async def test_player_answers_and_the_card_uses_their_total(client: SidecarClien
 
     # answering twice changes nothing
     again = await client.send(
-        {"type": "save.result", "request_id": requests[0]["request_id"], "token_id": "t1",
-         "total": 2}
+        {
+            "type": "save.result",
+            "request_id": requests[0]["request_id"],
+            "token_id": "t1",
+            "total": 2,
+        }
     )
     assert again.ok and again.messages == []
 

@@ -60,7 +60,9 @@ class Demo:
             card = Card.model_validate(message["card"])
             if card.visibility == "gm" and not self.shown_gm:
                 return
-            label = {"public": "card", "gm": "GM-only card", "owners": "owners' card"}[card.visibility]
+            label = {"public": "card", "gm": "GM-only card", "owners": "owners' card"}[
+                card.visibility
+            ]
             self.out(f"  [{label}] " + card_text(card).replace("\n", "\n    "))
         elif kind == "ops":
             for op in message["ops"]:
@@ -113,6 +115,10 @@ async def _run(language: str, seed: int, only: list[str] | None, out: Callable[[
     return 0
 
 
-def run_demo(language: str = "en", seed: int = 7, only: list[str] | None = None,
-             out: Callable[[str], None] = print) -> int:
+def run_demo(
+    language: str = "en",
+    seed: int = 7,
+    only: list[str] | None = None,
+    out: Callable[[str], None] = print,
+) -> int:
     return asyncio.run(_run(language, seed, only, out))

@@ -203,7 +203,9 @@ def attack_roll(
 DamageNote = Literal["immune", "resistant", "vulnerable"] | None
 
 
-def apply_damage_traits(creature: Creature, amount: int, damage_type: str) -> tuple[int, DamageNote]:
+def apply_damage_traits(
+    creature: Creature, amount: int, damage_type: str
+) -> tuple[int, DamageNote]:
     """Immunity zeroes, resistance halves (rounding down), vulnerability doubles."""
     if amount <= 0:
         return 0, None

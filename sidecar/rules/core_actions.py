@@ -38,7 +38,9 @@ def forced_save(ctx: EventContext, params: ForcedSave) -> None:
         half_on_success=params.half_on_success,
         on_fail=params.on_fail,
     )
-    title = params.title or ctx.t("card.forced_save.title", ability=ctx.t(f"ability.{params.ability}"))
+    title = params.title or ctx.t(
+        "card.forced_save.title", ability=ctx.t(f"ability.{params.ability}")
+    )
     resolution = resolve(
         ctx,
         [effect],

@@ -207,7 +207,7 @@ def _edit_ledger(ctx: EventContext, actor_id: str) -> ConditionLedger:
 
 def update_creature(ctx: EventContext, target: Target, change: Callable[[Creature], None]) -> None:
     """Apply a change to the creature snapshot of every token of that actor on record."""
-    from sidecar.rules.scene import tokens_of_actor, token_key
+    from sidecar.rules.scene import token_key, tokens_of_actor
 
     change(target.creature)
     for scene_id, token in tokens_of_actor(ctx.state, target.creature.id):
@@ -260,7 +260,9 @@ def deal_damage(run: Run, target: Target, amount: int, damage_type: str) -> int:
         run.resolution.say(run.t("card.damage.immune", name=target.name, type=kind))
     else:
         if note == "resistant":
-            text = run.t("card.damage.resisted", name=target.name, type=kind, amount=final, raw=amount)
+            text = run.t(
+                "card.damage.resisted", name=target.name, type=kind, amount=final, raw=amount
+            )
         elif note == "vulnerable":
             text = run.t(
                 "card.damage.vulnerable", name=target.name, type=kind, amount=final, raw=amount
@@ -322,7 +324,8 @@ class DamageEffect(Effect):
         if run.scale != 1.0:
             amount = int(amount * run.scale)
         run.resolution.say(
-            run.t("card.damage.roll", type=run.t(f"damage_type.{self.type}"), total=roll.total), roll
+            run.t("card.damage.roll", type=run.t(f"damage_type.{self.type}"), total=roll.total),
+            roll,
         )
         deal_damage(run, target, amount, self.type)
 
@@ -336,8 +339,14 @@ class Duration(Strict):
         return self.amount * per[self.unit] if self.unit in per else None
 
     def describe(self, run: Run) -> str:
-        singular = {"turns": "turn", "rounds": "round", "minutes": "minute", "hours": "hour",
-                    "days": "day", "long_rests": "long_rest"}[self.unit]
+        singular = {
+            "turns": "turn",
+            "rounds": "round",
+            "minutes": "minute",
+            "hours": "hour",
+            "days": "day",
+            "long_rests": "long_rest",
+        }[self.unit]
         catalog = run.ctx.content.catalog
         return catalog.tn(run.ctx.language, f"duration.{singular}", self.amount)
 
@@ -374,7 +383,11 @@ class ConditionEffect(Effect):
         if self.condition in target.creature.condition_immunities:
             run.resolution.say(run.t("card.condition.immune", name=target.name, condition=name))
             run.resolution.facts.append(
-                {"fact": "condition_immune", "target": target.creature.id, "condition": self.condition}
+                {
+                    "fact": "condition_immune",
+                    "target": target.creature.id,
+                    "condition": self.condition,
+                }
             )
             return
         source = run.variables.get("condition_source", run.source_id)
@@ -548,12 +561,19 @@ class SaveEffect(Effect):
         ability = run.t(f"ability.{self.ability}")
         outcome = run.t("term.success") if result.success else run.t("term.failure")
         public = run.t(
-            "card.save.line_hidden_dc", name=target.name, ability=ability, total=result.total,
+            "card.save.line_hidden_dc",
+            name=target.name,
+            ability=ability,
+            total=result.total,
             result=outcome,
         )
         gm = run.t(
-            "card.save.line", name=target.name, ability=ability, total=result.total,
-            dc=self.dc, result=outcome,
+            "card.save.line",
+            name=target.name,
+            ability=ability,
+            total=result.total,
+            dc=self.dc,
+            result=outcome,
         )
         shown = gm if run.show_dc else public
         run.resolution.public.append(Line(shown, _roll_line(result.roll)))
@@ -600,13 +620,13 @@ class AttackEffect(Effect):
 
     def run(self, run: Run, target: Target) -> None:
         result = attack_roll(run.ctx.dice, self.bonus, target.creature.ac)
-        key = "card.attack.crit" if result.critical else (
-            "card.attack.hit" if result.hit else "card.attack.miss"
+        key = (
+            "card.attack.crit"
+            if result.critical
+            else ("card.attack.hit" if result.hit else "card.attack.miss")
         )
         run.resolution.say(run.t(key, name=target.name, total=result.roll.total), result.roll)
-        run.resolution.say_gm(
-            run.t("card.attack.vs_ac", bonus=self.bonus, ac=target.creature.ac)
-        )
+        run.resolution.say_gm(run.t("card.attack.vs_ac", bonus=self.bonus, ac=target.creature.ac))
         run.resolution.facts.append(
             {
                 "fact": "attack",
@@ -649,7 +669,9 @@ class CheckEffect(Effect):
         label = run.t(f"skill.{self.skill}") if self.skill else run.t(f"ability.{ability}")
         outcome = run.t("term.success") if result.success else run.t("term.failure")
         run.resolution.say(
-            run.t("card.check.line", name=target.name, label=label, total=result.total, result=outcome),
+            run.t(
+                "card.check.line", name=target.name, label=label, total=result.total, result=outcome
+            ),
             result.roll,
         )
         run.resolution.say_gm(run.t("card.dc", dc=self.dc))

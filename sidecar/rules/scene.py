@@ -11,10 +11,10 @@ from pydantic import Field
 from sidecar.engine import EventContext, RuleError, WorldSettings, on
 from sidecar.models import Creature, Grid, Region, Strict, Token, Wall
 from sidecar.protocol import (
+    Combatant,
     CombatEnd,
     CombatStart,
     CombatTurn,
-    Combatant,
     Ping,
     RegionRemove,
     RegionUpdate,
