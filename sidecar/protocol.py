@@ -414,6 +414,16 @@ class HealOp(Strict):
     amount: int
 
 
+class SetHitPointsOp(Strict):
+    """Set HP and temp HP to exact values (used by Undo to restore what a result changed)."""
+
+    op: Literal["hp.set"] = "hp.set"
+    token_id: str | None = None
+    actor_id: str
+    value: int
+    temp: int = 0
+
+
 class StatusOp(Strict):
     op: Literal["status"] = "status"
     token_id: str | None = None
@@ -472,6 +482,7 @@ class RegionFlagOp(Strict):
 Op = Annotated[
     DamageOp
     | HealOp
+    | SetHitPointsOp
     | StatusOp
     | ExhaustionOp
     | MoveTokenOp

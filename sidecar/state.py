@@ -108,6 +108,23 @@ class WorldState:
     def dirty(self) -> bool:
         return bool(self._overlay)
 
+    def fingerprint(self) -> dict[str, str]:
+        """Serialized committed documents (a debugging aid: see ``changed_in_place``)."""
+        return {key: doc.model_dump_json() for key, doc in self._docs.items()}
+
+    def changed_in_place(self, before: dict[str, str]) -> list[str]:
+        """Committed documents that differ from ``before`` without going through ``edit``:
+        an engine changed an object it got from ``get``, which breaks rollback and undo."""
+        return [
+            key
+            for key, doc in self._docs.items()
+            if key not in self._overlay and before.get(key) != doc.model_dump_json()
+        ]
+
+    def committed(self, key: str) -> BaseModel | None:
+        """The document as it was before this transaction."""
+        return self._docs.get(key)
+
     def pending_changes(self) -> dict[str, BaseModel | None]:
         return {k: (None if v is _DELETED else v) for k, v in self._overlay.items()}
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 4
 
 MIGRATIONS: dict[int, list[str]] = {
     1: [
@@ -72,6 +72,27 @@ MIGRATIONS: dict[int, list[str]] = {
         # outbox rows stay for the audit log; this marks what the client has applied
         "ALTER TABLE worlds ADD COLUMN acked_seq INTEGER NOT NULL DEFAULT 0",
     ],
+    3: [
+        # before/after images of the state documents an event changed, so a GM can undo it
+        "ALTER TABLE events ADD COLUMN undo TEXT",
+        "ALTER TABLE events ADD COLUMN undone_by TEXT",
+    ],
+    4: [
+        # every pass of the rules in the order it ran (applied, paused for saves, rejected)
+        # with the answers it ran with: what `vtt-sidecar replay` re-runs. applied_n alone
+        # cannot place the save.request waves of a paused event between other events.
+        """CREATE TABLE steps (
+            n INTEGER PRIMARY KEY,
+            world_id TEXT NOT NULL,
+            event_id TEXT NOT NULL,
+            status TEXT NOT NULL,
+            answers TEXT NOT NULL
+        )""",
+        "CREATE INDEX steps_world ON steps (world_id, n)",
+        "INSERT INTO steps (world_id, event_id, status, answers)"
+        " SELECT world_id, event_id, status, answers FROM events"
+        " WHERE applied_n IS NOT NULL ORDER BY world_id, applied_n",
+    ],
 }
 
 
@@ -118,6 +139,8 @@ class EventRow:
     pending: dict[str, Any] | None
     applied_n: int | None
     received_at: float
+    undo: dict[str, list[str | None]] | None = None
+    undone_by: str | None = None
 
 
 class Store:
@@ -213,7 +236,7 @@ class Store:
     def remove_world(self, world_id: str) -> bool:
         with self.transaction() as db:
             cur = db.execute("DELETE FROM worlds WHERE id = ?", (world_id,))
-            for table in ("docs", "events", "outbox"):
+            for table in ("docs", "events", "outbox", "steps"):
                 db.execute(f"DELETE FROM {table} WHERE world_id = ?", (world_id,))
         return cur.rowcount > 0
 
@@ -285,6 +308,8 @@ class Store:
             pending=json.loads(row["pending"]) if row["pending"] else None,
             applied_n=row["applied_n"],
             received_at=row["received_at"],
+            undo=json.loads(row["undo"]) if row["undo"] else None,
+            undone_by=row["undone_by"],
         )
 
     def record(
@@ -307,6 +332,9 @@ class Store:
         pending: dict[str, Any] | None,
         applied_n: int | None,
         next_applied: int,
+        undo: dict[str, list[str | None]] | None = None,
+        undoes: str | None = None,
+        step: dict[str, Any] | None = None,
     ) -> None:
         """Write one event's outcome atomically: event row, docs, outbox, counters."""
         try:
@@ -345,6 +373,23 @@ class Store:
                             world_id,
                             event_id,
                         ),
+                    )
+                if undo is not None:
+                    db.execute(
+                        "UPDATE events SET undo = ? WHERE world_id = ? AND event_id = ?",
+                        (json.dumps(undo), world_id, event_id),
+                    )
+                if undoes is not None:
+                    db.execute(
+                        "UPDATE events SET undone_by = ? WHERE world_id = ? AND event_id = ?",
+                        (event_id, world_id, undoes),
+                    )
+                if step is not None:
+                    # a pass of the rules (not a logged save.result or a partial answer)
+                    db.execute(
+                        "INSERT INTO steps (world_id, event_id, status, answers)"
+                        " VALUES (?, ?, ?, ?)",
+                        (world_id, event_id, status, json.dumps(step)),
                     )
                 for key, doc in changes.items():
                     if doc is None:
@@ -397,6 +442,14 @@ class Store:
                 )
         except sqlite3.Error as exc:
             raise StoreError(str(exc)) from exc
+
+    def steps(self, world_id: str) -> list[tuple[str, str, dict[str, Any]]]:
+        """Every pass of the rules in order: (event id, status, answers it ran with)."""
+        rows = self.db.execute(
+            "SELECT event_id, status, answers FROM steps WHERE world_id = ? ORDER BY n",
+            (world_id,),
+        ).fetchall()
+        return [(r["event_id"], r["status"], json.loads(r["answers"])) for r in rows]
 
     def all_messages(self, world_id: str) -> list[tuple[int, str, str]]:
         rows = self.db.execute(

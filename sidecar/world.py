@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,8 +35,19 @@ from sidecar.protocol import (
 from sidecar.rules import registry  # noqa: F401  (registers the handlers)
 from sidecar.state import WorldState, load_document
 from sidecar.store import EventRow, Store, StoreError, WorldRow
+from sidecar.undo import plan_undo
 
 log = logging.getLogger("sidecar.world")
+
+
+def check_state() -> bool:
+    """Tests set VTT_SIDECAR_CHECK_STATE=1 to catch engines that change committed
+    documents in place (which would break rollback and undo)."""
+    return os.environ.get("VTT_SIDECAR_CHECK_STATE") == "1"
+
+
+class UndoParams(BaseModel):
+    event_id: str
 
 
 @dataclass
@@ -66,6 +78,7 @@ class World:
             {key: load_document(key, body) for key, body in store.load_docs(row.id)}
         )
         self.on_deadline: Callable[[World, str, float], None] | None = None
+        self._undoing: str | None = None
 
     # session facts -------------------------------------------------------------
     def set_session(self, language: str, ruleset: str) -> None:
@@ -98,6 +111,26 @@ class World:
             }
         )
         return self._run(event, body, stream=stream, answers={}, new_event=True)
+
+    def replay_step(
+        self, event_id: str, body: str, stream: int, answers: dict[str, Any]
+    ) -> Outcome:
+        """Run one recorded pass again as it ran: the stored body (event, language, ruleset),
+        its dice stream and the answers it had. ``vtt-sidecar replay`` calls this on a fresh
+        copy of the world; a later pass of a paused event continues its stored row."""
+        stored = json.loads(body)
+        event = client_adapter.validate_python(stored["event"])
+        existing = self.store.get_event(self.id, event_id)
+        return self._run(
+            event,
+            body,
+            stream=stream,
+            answers=answers,
+            new_event=existing is None,
+            prior_seqs=existing.seqs if existing is not None else None,
+            language=stored.get("language"),
+            ruleset=stored.get("ruleset"),
+        )
 
     def _duplicate(self, row: EventRow) -> Outcome:
         reply = dict(row.reply)
@@ -149,11 +182,17 @@ class World:
         ctx = self._context(
             event.id, stream, answers, now, language or self.language, ruleset or self.ruleset
         )
+        self._undoing = None
+        guard = self.state.fingerprint() if check_state() else None
         seqs = list(prior_seqs or [])
         status = "applied"
         pending: dict[str, Any] | None = None
         try:
             self._dispatch(ctx, event)
+            if guard is not None:
+                touched = self.state.changed_in_place(guard)
+                if touched:
+                    raise AssertionError(f"documents changed without edit(): {touched}")
             ctx.raise_if_pending()
         except NeedSaves as need:
             self.state.rollback()
@@ -168,14 +207,22 @@ class World:
             }
         except (RuleError, ValidationError) as exc:
             self.state.rollback()
-            return self._reject(event, body, stream, new_event, exc)
+            return self._reject(event, body, stream, new_event, exc, answers)
         except Exception as exc:  # a rules bug must not take the world down
             self.state.rollback()
             log.exception("event %s failed in world %s", event.id, self.id)
-            return self._reject(event, body, stream, new_event, exc)
+            return self._reject(event, body, stream, new_event, exc, answers)
 
         changes = self.state.pending_changes()
         serialized = {k: (None if v is None else v.model_dump_json()) for k, v in changes.items()}
+        undo_images: dict[str, list[str | None]] | None = None
+        if status == "applied" and serialized:
+            undo_images = {}
+            for key, after in serialized.items():
+                original = self.state.committed(key)
+                before = original.model_dump_json() if original is not None else None
+                if before != after:
+                    undo_images[key] = [before, after]
         messages: list[tuple[int, str]] = []
         seq = self.last_seq
         for message in ctx.out.messages:
@@ -205,6 +252,9 @@ class World:
                 pending=pending,
                 applied_n=applied_n,
                 next_applied=self.next_applied + (1 if applied_n else 0),
+                undo=undo_images,
+                undoes=self._undoing,
+                step=answers,
             )
         except StoreError as exc:
             self.state.rollback()
@@ -225,6 +275,9 @@ class World:
         return Outcome(reply, (extra_messages or []) + messages)
 
     def _dispatch(self, ctx: EventContext, event: Any) -> None:
+        if isinstance(event, GmAction) and event.action == "event.undo":
+            self._undo(ctx, UndoParams.model_validate(event.params))
+            return
         if isinstance(event, GmAction):
             actions = engine.gm_actions()
             if event.action not in actions:
@@ -236,8 +289,47 @@ class World:
         for handler in engine.handlers_for(event.type):
             handler(ctx, event)
 
+    def _undo(self, ctx: EventContext, params: UndoParams) -> None:
+        """Revert what an earlier event changed, where nothing changed it since."""
+        target = self.store.get_event(self.id, params.event_id)
+        if target is None:
+            raise RuleError(f"no event {params.event_id!r} to undo")
+        if target.status != "applied":
+            raise RuleError(f"event {params.event_id!r} was not applied ({target.status})")
+        title = ctx.t("card.undo.title")
+        if target.undone_by:
+            ctx.render(
+                "text.html.j2",
+                title=title,
+                visibility="gm",
+                text=ctx.t("card.undo.already", event=params.event_id),
+            )
+            return
+        plan = plan_undo(ctx.state, target.undo or {})
+        self._undoing = params.event_id
+        lines = [{"text": ctx.t("card.undo.reverted", what=item)} for item in plan.reverted]
+        lines += [{"text": ctx.t("card.undo.conflict", what=item)} for item in plan.conflicts]
+        if not lines:
+            lines = [{"text": ctx.t("card.undo.nothing")}]
+        ctx.render(
+            "generic.html.j2",
+            title=title,
+            visibility="gm",
+            data={"undone": params.event_id, "conflicts": plan.conflicts},
+            lines=lines,
+        )
+        ctx.out.ops(plan.ops)
+        for kind, key, data in plan.states:
+            ctx.out.state(kind, key, data)
+
     def _reject(
-        self, event: Any, body: str, stream: int, new_event: bool, exc: Exception
+        self,
+        event: Any,
+        body: str,
+        stream: int,
+        new_event: bool,
+        exc: Exception,
+        answers: dict[str, Any] | None = None,
     ) -> Outcome:
         if isinstance(exc, ValidationError):
             details = summarize_validation(exc)
@@ -277,6 +369,7 @@ class World:
                 pending=None,
                 applied_n=None,
                 next_applied=self.next_applied,
+                step=answers or {},
             )
             self.next_stream = max(self.next_stream, stream + 1)
         except StoreError as store_exc:

@@ -19,6 +19,9 @@ from sidecar.app import Config, Sidecar
 from sidecar.client import SidecarClient
 from sidecar.store import Store
 
+# every test run checks that no engine changes committed state in place (see sidecar/world.py)
+os.environ["VTT_SIDECAR_CHECK_STATE"] = "1"
+
 ROOT = Path(__file__).resolve().parent.parent
 WORLD_ID = "test-world"
 SEED = 20261129

@@ -206,14 +206,26 @@ def _edit_ledger(ctx: EventContext, actor_id: str) -> ConditionLedger:
 
 
 def update_creature(ctx: EventContext, target: Target, change: Callable[[Creature], None]) -> None:
-    """Apply a change to the creature snapshot of every token of that actor on record."""
+    """Apply a change to the creature snapshot of every token of that actor on record.
+
+    Token documents are edited copy-on-write, and the target is re-pointed at the edited
+    copy, so the committed state is never changed in place.
+    """
     from sidecar.rules.scene import token_key, tokens_of_actor
 
-    change(target.creature)
-    for scene_id, token in tokens_of_actor(ctx.state, target.creature.id):
+    tokens = tokens_of_actor(ctx.state, target.creature.id)
+    if not tokens:
+        change(target.creature)
+        return
+    for scene_id, token in tokens:
         edited = ctx.state.edit(token_key(scene_id, token.id), Token)
-        if edited.creature is not None and edited.creature is not target.creature:
-            change(edited.creature)
+        if edited.creature is None:
+            continue
+        change(edited.creature)
+        if token.id == target.token_id or target.token_id is None:
+            target.creature = edited.creature
+    if all(token.id != target.token_id for _, token in tokens) and target.token_id is not None:
+        change(target.creature)
 
 
 def add_condition(ctx: EventContext, target: Target, condition: str, source: str) -> bool:
