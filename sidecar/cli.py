@@ -180,6 +180,51 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_audit(args: argparse.Namespace) -> int:
+    from sidecar.audit import audit, format_entries, parse_time
+
+    store = _store(args)
+    if store.get_world(args.world) is None:
+        print(f"error: no world {args.world!r}", file=sys.stderr)
+        return 1
+    try:
+        since = parse_time(args.since) if args.since else None
+        until = parse_time(args.until) if args.until else None
+    except ValueError as exc:
+        print(f"error: {exc} (use ISO 8601, e.g. 2026-11-29T18:00)", file=sys.stderr)
+        return 2
+    entries = audit(
+        store,
+        args.world,
+        since=since,
+        until=until,
+        creature=args.creature,
+        trap=args.trap,
+        chase=args.chase,
+    )
+    if args.json:
+        print(json.dumps([e.as_json() for e in entries], ensure_ascii=False, indent=1))
+    else:
+        print(format_entries(entries))
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from sidecar.audit import replay
+    from sidecar.cards import CardRenderer
+    from sidecar.content import BUNDLED_CONTENT, ContentStore
+
+    config = build_config(args)
+    store = _store(args)
+    if store.get_world(args.world) is None:
+        print(f"error: no world {args.world!r}", file=sys.stderr)
+        return 1
+    content = ContentStore.load([BUNDLED_CONTENT, *config.content])
+    report = replay(store, args.world, content, CardRenderer(content.catalog))
+    print(report.summary())
+    return 0 if report.ok else 1
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from sidecar.demo import run_demo
 
@@ -225,6 +270,21 @@ def parser() -> argparse.ArgumentParser:
     schema.add_argument("--check", action="store_true", help="fail if the file is stale")
     schema.add_argument("--output", help="write elsewhere")
     schema.set_defaults(fn=cmd_schema)
+
+    aud = sub.add_parser("audit", help="list a world's events with their rolls and results")
+    aud.add_argument("world")
+    aud.add_argument("--since", help="ISO 8601 time (UTC unless it names a zone)")
+    aud.add_argument("--until", help="ISO 8601 time (UTC unless it names a zone)")
+    aud.add_argument("--creature", help="only events touching this actor or token id")
+    aud.add_argument("--trap", help="only events touching this trap region id")
+    aud.add_argument("--chase", help="only events touching this chase id")
+    aud.add_argument("--json", action="store_true", help="JSON instead of text")
+    aud.set_defaults(fn=cmd_audit)
+
+    rep = sub.add_parser("replay", help="re-run a world's events from its seed and compare")
+    rep.add_argument("world")
+    rep.add_argument("--content", action="append", help="extra content directory")
+    rep.set_defaults(fn=cmd_replay)
 
     demo = sub.add_parser("demo", help="play a scripted session against a real server")
     demo.add_argument("--language", default="en", choices=["en", "ru", "zh-CN"])
