@@ -234,9 +234,7 @@ class ReplayReport:
         )
 
 
-def replay(
-    store: Store, world_id: str, content: ContentStore, cards: CardRenderer
-) -> ReplayReport:
+def replay(store: Store, world_id: str, content: ContentStore, cards: CardRenderer) -> ReplayReport:
     """Re-run the world's recorded passes from its seed and compare with what was stored."""
     row = store.get_world(world_id)
     if row is None:
