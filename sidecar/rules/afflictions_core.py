@@ -335,7 +335,11 @@ class Session:
                 ),
             )
         for actor_id in sorted(self.changed):
-            send_state(self, actor_id)
+            key = set_key(actor_id)
+            before = self.ctx.state.committed(key)
+            after = self.ctx.state.get(key, AfflictionSet)
+            if before is None or after is None or before.model_dump() != after.model_dump():
+                send_state(self, actor_id)
 
 
 def _no_clock(*_args: Any) -> None:
