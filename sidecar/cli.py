@@ -244,10 +244,12 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--content", action="append", help="extra content directory")
     serve.add_argument("--origin", action="append", help="allowed Origin (repeatable)")
     serve.add_argument("--public-url", help="URL the module manifest should point at")
+    serve.add_argument("--db", default=argparse.SUPPRESS, help="SQLite file")
     serve.add_argument("--log-level", default="INFO")
     serve.set_defaults(fn=cmd_serve)
 
     world = sub.add_parser("world", help="manage worlds and their tokens")
+    world.add_argument("--db", default=argparse.SUPPRESS, help="SQLite file")
     wsub = world.add_subparsers(dest="world_cmd", required=True)
     add = wsub.add_parser("add", help="create a world and print its token once")
     add.add_argument("name", help="the Foundry world id (game.world.id)")
