@@ -217,7 +217,7 @@ def notice(
         "text.html.j2",
         title=ctx.t("trap.notice.gm_title", trap=trap_name(ctx, trap)),
         visibility="gm",
-        data={"trap": {"region_id": item.region_id, "trap_id": trap.id}},
+        data={"noticed": {"region_id": item.region_id, "trap_id": trap.id}},
         text=ctx.t("trap.notice.gm", name=creature.name, trap=trap_name(ctx, trap), how=how),
     )
     seen = text(ctx, trap.detection.notice)

@@ -279,7 +279,7 @@ def reveal(ctx: EventContext, params: OnTrap) -> None:
     state = edit(ctx, params.scene_id, params.region_id, trap.id)
     state.revealed = True
     ctx.render("text.html.j2", title=trap_name(ctx, trap),
-               data={"trap": {"scene_id": params.scene_id, "region_id": params.region_id}},
+               data={"revealed": {"scene_id": params.scene_id, "region_id": params.region_id}},
                text=ctx.t("trap.reveal.text", trap=trap_name(ctx, trap)))
     announce(ctx, state)
 
