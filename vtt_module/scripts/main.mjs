@@ -1,0 +1,133 @@
+/**
+ * VTT Rules Sidecar: entry point. Wires the parts together on Foundry's `init` and `ready`.
+ *
+ *   settings ─┐                       ┌─ forwarders (hooks -> events)
+ *             ├─ SidecarConnection ───┤
+ *   GM gate ──┘   (one WebSocket)     └─ world messages -> cards, ops, save prompts, state
+ *
+ * Every browser registers settings, the trap behaviour and the player-query handlers; only
+ * the active GM's browser connects, forwards and applies.
+ */
+
+import { worldMessageApplier } from "./apply/world-messages.mjs";
+import { SaveRequests } from "./apply/save-requests.mjs";
+import { PlayerChannel } from "./channel.mjs";
+import { SidecarConnection } from "./connection.mjs";
+import { MODULE_ID } from "./constants.mjs";
+import { installForwarders } from "./forward/index.mjs";
+import { registerRestRelay } from "./forward/rest.mjs";
+import { ActiveGmWatcher, isActiveGM } from "./gm-gate.mjs";
+import { installCatalogSuggestions } from "./regions/trap-catalog-input.mjs";
+import { registerTrapBehavior } from "./regions/trap-behavior.mjs";
+import { SeqStore } from "./seq-store.mjs";
+import { connectionSettings, registerSettings, settingsUpdateEvent } from "./settings.mjs";
+import { SidecarState } from "./state.mjs";
+import { StatusIndicator } from "./status-indicator.mjs";
+import { dnd5eAdapter } from "./systems/dnd5e.mjs";
+import { UndoLog } from "./undo-log.mjs";
+import { t } from "./util/i18n.mjs";
+
+/**
+ * The sidecar's language codes (sidecar/models.py `Language`); other codes pass unchanged.
+ * @param {string} lang  `game.i18n.lang`
+ * @returns {string}
+ */
+export function protocolLanguage(lang) {
+  const code = String(lang ?? "en").toLowerCase();
+  if (code === "cn" || code.startsWith("zh")) return "zh-CN";
+  return code.slice(0, 16) || "en";
+}
+
+/** Everything the module made; published as `game.modules.get("vtt-sidecar").api`. */
+const runtime = {
+  adapter: dnd5eAdapter,
+  state: new SidecarState(),
+  undoLog: new UndoLog(),
+  channel: new PlayerChannel(),
+  /** @type {SidecarConnection|null} */
+  connection: null,
+  /** @type {ReturnType<typeof installForwarders>|null} */
+  forwarders: null,
+};
+
+/** The forwarders' view of the world. */
+const forwardContext = {
+  send: (event) => runtime.connection?.send(event) ?? null,
+  adapter: dnd5eAdapter,
+  isActive: () => isActiveGM(),
+};
+
+const saves = new SaveRequests({ channel: runtime.channel, adapter: dnd5eAdapter, send: forwardContext.send });
+
+function sendSettings() {
+  if (isActiveGM()) runtime.connection?.send(settingsUpdateEvent());
+}
+
+Hooks.once("init", () => {
+  registerSettings({
+    onConnectionChange: () => runtime.connection?.reconfigure(),
+    onRulesChange: sendSettings,
+  });
+  registerTrapBehavior();
+  saves.registerHandler();
+  registerRestRelay(forwardContext, runtime.channel);
+  installCatalogSuggestions(Hooks, () => runtime.state.trapCatalog());
+});
+
+Hooks.once("ready", () => {
+  runtime.channel.listen();
+  const indicator = new StatusIndicator();
+  const connection = new SidecarConnection({
+    WebSocketImpl: globalThis.WebSocket,
+    config: connectionSettings,
+    helloFields: () => ({
+      world_id: game.world.id,
+      module_version: game.modules?.get(MODULE_ID)?.version ?? "0.1.0",
+      foundry_version: String(game.version ?? ""),
+      system_id: game.system.id,
+      system_version: String(game.system.version ?? ""),
+      language: protocolLanguage(game.i18n.lang),
+      ruleset: dnd5eAdapter.ruleset(),
+    }),
+    seqStore: new SeqStore(game.world.id),
+    applyWorldMessage: worldMessageApplier({
+      adapter: dnd5eAdapter,
+      state: runtime.state,
+      saves,
+      undoLog: runtime.undoLog,
+    }),
+    onStatus: (status) => indicator.show(status),
+    onWelcome: () => {
+      // After the queued events: the scenes as they are now, and the rules settings.
+      runtime.forwarders?.syncScenes();
+      sendSettings();
+    },
+    notify: (level, key, data) => ui.notifications?.[level]?.(t(key, data)),
+  });
+  runtime.connection = connection;
+  runtime.forwarders = installForwarders(Hooks, forwardContext, runtime.channel);
+
+  const watcher = new ActiveGmWatcher({
+    isActive: () => isActiveGM(),
+    onGained: () => connection.start(),
+    onLost: () => {
+      connection.stop();
+      indicator.remove();
+    },
+  });
+  watcher.install(Hooks);
+  watcher.check();
+
+  const module = game.modules?.get(MODULE_ID);
+  if (module) {
+    module.api = {
+      connection,
+      state: runtime.state,
+      undoLog: runtime.undoLog,
+      sendGmAction: runtime.forwarders.sendGmAction,
+      syncScenes: runtime.forwarders.syncScenes,
+      checkActiveGM: () => watcher.check(),
+    };
+  }
+  Hooks.callAll("vttSidecarReady", module?.api);
+});
