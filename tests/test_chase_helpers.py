@@ -24,6 +24,7 @@ def runner(
     hp: int = 40,
     ac: int = 12,
     skills: dict[str, int] | None = None,
+    mods: dict[str, int] | None = None,
     **extra: Any,
 ) -> dict[str, Any]:
     """A token whose every save is ``save`` unless ``saves`` says otherwise."""
@@ -34,7 +35,8 @@ def runner(
         "hp": {"value": hp, "max": hp},
         "ac": ac,
         "speed": speed,
-        "abilities": {"str": 0, "dex": dex, "con": con, "int": 0, "wis": 0, "cha": 0},
+        "abilities": {"str": 0, "dex": dex, "con": con, "int": 0, "wis": 0, "cha": 0}
+        | (mods or {}),
         "saves": all_saves,
         "skills": {"ste": stealth, **(skills or {})},
         "passive_perception": passive,
@@ -98,11 +100,11 @@ def person(state: dict[str, Any], pid: str) -> dict[str, Any]:
 
 
 def facts(result: Result, kind: str) -> list[dict[str, Any]]:
+    """Facts of one kind; where a card has a GM twin, the twin's (it keeps the saves)."""
+    gm_titles = {c["title"] for c in result.cards if c["visibility"] == "gm"}
     found: list[dict[str, Any]] = []
     for card in result.cards:
-        if card["visibility"] != "gm" and any(
-            c["visibility"] == "gm" and c["data"].get("facts") for c in result.cards
-        ):
+        if card["visibility"] != "gm" and card["title"] in gm_titles:
             continue
         found += [f for f in card["data"].get("facts", []) if f.get("fact") == kind]
     return found
