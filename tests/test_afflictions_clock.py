@@ -35,9 +35,16 @@ async def test_eight_hour_jump_processes_ticks_in_time_order(client: SidecarClie
     await gm(client, "poison.cloud", scene_id=SCENE, x=250, y=250, poison="essence_of_ether")
     await advance(client, 1800, 1800)
     await gm(client, "poison.coat", actor_id="act-gob", item_id="knife", poison="drow_poison")
-    await client.send({"type": "weapon.hit", "scene_id": SCENE, "attacker_token_id": "tok-gob",
-                       "target_token_id": "tok-aria", "item_id": "knife",
-                       "damage_types": ["slashing"]})
+    await client.send(
+        {
+            "type": "weapon.hit",
+            "scene_id": SCENE,
+            "attacker_token_id": "tok-gob",
+            "target_token_id": "tok-aria",
+            "item_id": "knife",
+            "damage_types": ["slashing"],
+        }
+    )
     r = await advance(client, 1800 + 8 * HOUR, 8 * HOUR)
     titles = [c["title"] for c in r.cards if c["visibility"] == "public"]
     # Borin's malice (t=1 h), Aria's drow poison (1.5 h), Aria's ether (8 h): by time, not name
@@ -84,22 +91,52 @@ async def test_turn_saves_happen_on_the_right_creatures_turn(client: SidecarClie
     await setup(client)
     # Aria: crawler mucus (end of her turn); Borin: burnt othur fumes (start of his turn)
     await gm(client, "poison.smear", target_id="lever", poison="crawler_mucus")
-    await client.send({"type": "interaction", "scene_id": SCENE, "token_id": "tok-aria",
-                       "target_id": "lever", "kind": "touch"})
+    await client.send(
+        {
+            "type": "interaction",
+            "scene_id": SCENE,
+            "token_id": "tok-aria",
+            "target_id": "lever",
+            "kind": "touch",
+        }
+    )
     await gm(client, "poison.cloud", scene_id=SCENE, x=350, y=250, poison="burnt_othur_fumes")
-    await client.send({"type": "combat.start", "combat_id": "c1", "scene_id": SCENE,
-                       "combatants": [{"combatant_id": "a", "token_id": "tok-aria"},
-                                      {"combatant_id": "b", "token_id": "tok-borin"}]})
-    r = await client.send({"type": "combat.turn", "combat_id": "c1",
-                           "current": {"round": 1, "turn": 0, "token_id": "tok-aria"}})
+    await client.send(
+        {
+            "type": "combat.start",
+            "combat_id": "c1",
+            "scene_id": SCENE,
+            "combatants": [
+                {"combatant_id": "a", "token_id": "tok-aria"},
+                {"combatant_id": "b", "token_id": "tok-borin"},
+            ],
+        }
+    )
+    r = await client.send(
+        {
+            "type": "combat.turn",
+            "combat_id": "c1",
+            "current": {"round": 1, "turn": 0, "token_id": "tok-aria"},
+        }
+    )
     assert saves_of(r, "act-aria") == [] and saves_of(r, "act-borin") == []
-    r = await client.send({"type": "combat.turn", "combat_id": "c1",
-                           "prior": {"round": 1, "turn": 0, "token_id": "tok-aria"},
-                           "current": {"round": 1, "turn": 1, "token_id": "tok-borin"}})
+    r = await client.send(
+        {
+            "type": "combat.turn",
+            "combat_id": "c1",
+            "prior": {"round": 1, "turn": 0, "token_id": "tok-aria"},
+            "current": {"round": 1, "turn": 1, "token_id": "tok-borin"},
+        }
+    )
     assert len(saves_of(r, "act-aria")) == 1 and len(saves_of(r, "act-borin")) == 1
-    r = await client.send({"type": "combat.turn", "combat_id": "c1",
-                           "prior": {"round": 1, "turn": 1, "token_id": "tok-borin"},
-                           "current": {"round": 2, "turn": 0, "token_id": "tok-aria"}})
+    r = await client.send(
+        {
+            "type": "combat.turn",
+            "combat_id": "c1",
+            "prior": {"round": 1, "turn": 1, "token_id": "tok-borin"},
+            "current": {"round": 2, "turn": 0, "token_id": "tok-aria"},
+        }
+    )
     assert saves_of(r, "act-aria") == [] and saves_of(r, "act-borin") == []
     # world time passing during the fight does not add turns of its own
     r = await advance(client, 6, 6)
@@ -108,12 +145,26 @@ async def test_turn_saves_happen_on_the_right_creatures_turn(client: SidecarClie
 
 async def test_durations_from_other_engines_expire_on_their_clock(client: SidecarClient) -> None:
     await setup(client)
-    r = await gm(client, "save.force", scene_id=SCENE, token_ids=["tok-aria", "tok-borin"],
-                 ability="dex", dc=10, on_fail=[
-                     {"kind": "condition", "condition": "restrained",
-                      "duration": {"amount": 10, "unit": "minutes"}},
-                     {"kind": "condition", "condition": "prone",
-                      "duration": {"amount": 1, "unit": "rounds"}}])
+    r = await gm(
+        client,
+        "save.force",
+        scene_id=SCENE,
+        token_ids=["tok-aria", "tok-borin"],
+        ability="dex",
+        dc=10,
+        on_fail=[
+            {
+                "kind": "condition",
+                "condition": "restrained",
+                "duration": {"amount": 10, "unit": "minutes"},
+            },
+            {
+                "kind": "condition",
+                "condition": "prone",
+                "duration": {"amount": 1, "unit": "rounds"},
+            },
+        ],
+    )
     assert ("restrained", True) in statuses(r, "act-aria")
     r = await advance(client, 9 * 60, 9 * 60)
     assert set(statuses(r)) == {("prone", False)}  # one 6-s turn out of combat
@@ -123,22 +174,57 @@ async def test_durations_from_other_engines_expire_on_their_clock(client: Sideca
 
 async def test_round_durations_count_the_creatures_own_turns(client: SidecarClient) -> None:
     await setup(client)
-    await client.send({"type": "combat.start", "combat_id": "c1", "scene_id": SCENE,
-                       "combatants": [{"combatant_id": "a", "token_id": "tok-aria"},
-                                      {"combatant_id": "b", "token_id": "tok-borin"}]})
-    await gm(client, "save.force", scene_id=SCENE, token_ids=["tok-aria"], ability="dex", dc=10,
-             on_fail=[{"kind": "condition", "condition": "restrained",
-                       "duration": {"amount": 1, "unit": "rounds"}}])
-    r = await client.send({"type": "combat.turn", "combat_id": "c1",
-                           "current": {"round": 1, "turn": 1, "token_id": "tok-borin"}})
+    await client.send(
+        {
+            "type": "combat.start",
+            "combat_id": "c1",
+            "scene_id": SCENE,
+            "combatants": [
+                {"combatant_id": "a", "token_id": "tok-aria"},
+                {"combatant_id": "b", "token_id": "tok-borin"},
+            ],
+        }
+    )
+    await gm(
+        client,
+        "save.force",
+        scene_id=SCENE,
+        token_ids=["tok-aria"],
+        ability="dex",
+        dc=10,
+        on_fail=[
+            {
+                "kind": "condition",
+                "condition": "restrained",
+                "duration": {"amount": 1, "unit": "rounds"},
+            }
+        ],
+    )
+    r = await client.send(
+        {
+            "type": "combat.turn",
+            "combat_id": "c1",
+            "current": {"round": 1, "turn": 1, "token_id": "tok-borin"},
+        }
+    )
     assert statuses(r) == []
-    r = await client.send({"type": "combat.turn", "combat_id": "c1",
-                           "prior": {"round": 1, "turn": 1, "token_id": "tok-borin"},
-                           "current": {"round": 2, "turn": 0, "token_id": "tok-aria"}})
+    r = await client.send(
+        {
+            "type": "combat.turn",
+            "combat_id": "c1",
+            "prior": {"round": 1, "turn": 1, "token_id": "tok-borin"},
+            "current": {"round": 2, "turn": 0, "token_id": "tok-aria"},
+        }
+    )
     assert statuses(r) == []
-    r = await client.send({"type": "combat.turn", "combat_id": "c1",
-                           "prior": {"round": 2, "turn": 0, "token_id": "tok-aria"},
-                           "current": {"round": 2, "turn": 1, "token_id": "tok-borin"}})
+    r = await client.send(
+        {
+            "type": "combat.turn",
+            "combat_id": "c1",
+            "prior": {"round": 2, "turn": 0, "token_id": "tok-aria"},
+            "current": {"round": 2, "turn": 1, "token_id": "tok-borin"},
+        }
+    )
     assert statuses(r) == [("restrained", False)]
 
 
@@ -160,8 +246,13 @@ async def test_cure_removes_only_its_own_conditions(client: SidecarClient) -> No
     await setup(client)
     await gm(client, "poison.cloud", scene_id=SCENE, x=250, y=250, poison="malice")
     await gm(client, "poison.administer", token_id="tok-aria", poison="torpor")
-    r = await gm(client, "affliction.cure", token_id="tok-aria", method="lesser_restoration",
-                 affliction="torpor")
+    r = await gm(
+        client,
+        "affliction.cure",
+        token_id="tok-aria",
+        method="lesser_restoration",
+        affliction="torpor",
+    )
     assert statuses(r) == [("incapacitated", False)]
     assert refs(r, "act-aria") == ["malice"]
 
@@ -186,8 +277,9 @@ async def _start(db: Path) -> tuple[web.AppRunner, RunningSidecar]:
     runner = web.AppRunner(sidecar.make_app())
     await runner.setup()
     await web.TCPSite(runner, "127.0.0.1", port).start()
-    return runner, RunningSidecar(f"ws://127.0.0.1:{port}/ws", f"http://127.0.0.1:{port}", db,
-                                  "", "test-world", sidecar)
+    return runner, RunningSidecar(
+        f"ws://127.0.0.1:{port}/ws", f"http://127.0.0.1:{port}", db, "", "test-world", sidecar
+    )
 
 
 async def test_afflictions_survive_a_restart_with_timers(tmp_path: Path) -> None:

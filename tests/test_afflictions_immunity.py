@@ -24,9 +24,16 @@ async def test_fully_immune_creature_takes_nothing_and_card_says_why(client: Sid
     await setup(client, party(aria=IMMUNE))
     for poison in ("serpent_venom", "drow_poison"):
         await gm(client, "poison.coat", actor_id="act-gob", item_id="blade", poison=poison)
-        r = await client.send({"type": "weapon.hit", "scene_id": SCENE, "attacker_token_id":
-                               "tok-gob", "target_token_id": "tok-aria", "item_id": "blade",
-                               "damage_types": ["slashing"]})
+        r = await client.send(
+            {
+                "type": "weapon.hit",
+                "scene_id": SCENE,
+                "attacker_token_id": "tok-gob",
+                "target_token_id": "tok-aria",
+                "item_id": "blade",
+                "damage_types": ["slashing"],
+            }
+        )
         assert damage(r) == [] and statuses(r) == []
         assert "immune to poison" in text(r, "public")
         assert state(r, "act-aria") is None
@@ -38,8 +45,9 @@ async def test_fully_immune_creature_takes_nothing_and_card_says_why(client: Sid
 
 async def test_immune_to_poison_damage_only(client: SidecarClient) -> None:
     await setup(client, party(aria={"damage_immunities": ["poison"]}))
-    r = await gm(client, "poison.administer", token_id="tok-aria", poison="assassins_blood",
-                 secret=False)
+    r = await gm(
+        client, "poison.administer", token_id="tok-aria", poison="assassins_blood", secret=False
+    )
     assert damage(r) == [] and "immune to poison damage" in text(r, "public")
     assert statuses(r) == [("poisoned", True)]
 
@@ -51,8 +59,9 @@ async def test_immune_to_the_poisoned_condition_only(client: SidecarClient) -> N
     public = text(r, "public")
     assert "immune to the poisoned condition" in public
     assert "cannot be poisoned" in public  # and so the blindness that rides on it is spared
-    r = await gm(client, "poison.administer", token_id="tok-aria", poison="assassins_blood",
-                 secret=False)
+    r = await gm(
+        client, "poison.administer", token_id="tok-aria", poison="assassins_blood", secret=False
+    )
     assert len(damage(r, "act-aria")) == 1 and statuses(r) == []
 
 

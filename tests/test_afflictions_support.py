@@ -27,16 +27,30 @@ def party(**overrides: dict[str, Any]) -> list[dict[str, Any]]:
     aria = hero("act-aria", "Aria", **overrides.get("aria", {}))
     borin = hero("act-borin", "Borin", race="dwarf", **overrides.get("borin", {}))
     goblin = hero("act-gob", "Goblin", saves=SAVE, **overrides.get("gob", {}))
-    return [tok("tok-aria", 200, 200, aria), tok("tok-borin", 300, 200, borin),
-            tok("tok-gob", 1200, 1200, goblin)]
+    return [
+        tok("tok-aria", 200, 200, aria),
+        tok("tok-borin", 300, 200, borin),
+        tok("tok-gob", 1200, 1200, goblin),
+    ]
 
 
-async def setup(client: SidecarClient, tokens: list[dict[str, Any]] | None = None,
-                world_time: float = 0) -> None:
-    result = await client.send({"type": "scene.sync", "scene": {
-        "id": SCENE, "name": "Test", "width": 3000, "height": 3000,
-        "grid": {"size": 100, "distance": 5, "units": "ft"},
-        "tokens": tokens if tokens is not None else party(), "regions": []}})
+async def setup(
+    client: SidecarClient, tokens: list[dict[str, Any]] | None = None, world_time: float = 0
+) -> None:
+    result = await client.send(
+        {
+            "type": "scene.sync",
+            "scene": {
+                "id": SCENE,
+                "name": "Test",
+                "width": 3000,
+                "height": 3000,
+                "grid": {"size": 100, "distance": 5, "units": "ft"},
+                "tokens": tokens if tokens is not None else party(),
+                "regions": [],
+            },
+        }
+    )
     assert result.ok, result.reply
     result = await client.send({"type": "time.advance", "world_time": world_time, "delta": 0})
     assert result.ok, result.reply
@@ -54,29 +68,45 @@ async def advance(client: SidecarClient, to: float, delta: float) -> Result:
     return result
 
 
-async def set_saves(client: SidecarClient, tid: str, x: float, y: float,
-                    data: dict[str, Any], saves: dict[str, int], **extra: Any) -> None:
+async def set_saves(
+    client: SidecarClient,
+    tid: str,
+    x: float,
+    y: float,
+    data: dict[str, Any],
+    saves: dict[str, int],
+    **extra: Any,
+) -> None:
     """Replace a token's snapshot with new save bonuses (statuses kept by the sidecar)."""
     changed = dict(data, saves=saves, **extra)
-    result = await client.send({"type": "token.update", "scene_id": SCENE,
-                                "token": tok(tid, x, y, changed)})
+    result = await client.send(
+        {"type": "token.update", "scene_id": SCENE, "token": tok(tid, x, y, changed)}
+    )
     assert result.ok, result.reply
 
 
 def statuses(result: Result, actor: str | None = None) -> list[tuple[str, bool]]:
-    return [(op["status"], op["active"]) for op in result.ops
-            if op["op"] == "status" and (actor is None or op["actor_id"] == actor)]
+    return [
+        (op["status"], op["active"])
+        for op in result.ops
+        if op["op"] == "status" and (actor is None or op["actor_id"] == actor)
+    ]
 
 
 def damage(result: Result, actor: str | None = None, kind: str | None = None) -> list[int]:
-    return [op["amount"] for op in result.ops if op["op"] == "damage"
-            and (actor is None or op["actor_id"] == actor)
-            and (kind is None or op["damage_type"] == kind)]
+    return [
+        op["amount"]
+        for op in result.ops
+        if op["op"] == "damage"
+        and (actor is None or op["actor_id"] == actor)
+        and (kind is None or op["damage_type"] == kind)
+    ]
 
 
 def exhaustion(result: Result, actor: str) -> list[int]:
-    return [op["level"] for op in result.ops if op["op"] == "exhaustion"
-            and op["actor_id"] == actor]
+    return [
+        op["level"] for op in result.ops if op["op"] == "exhaustion" and op["actor_id"] == actor
+    ]
 
 
 def facts(result: Result, kind: str | None = None) -> list[dict[str, Any]]:
@@ -94,8 +124,11 @@ def saves_of(result: Result, actor: str) -> list[dict[str, Any]]:
     for card in result.cards:
         if card["visibility"] != "gm":
             continue
-        out += [f for f in card["data"].get("facts", [])
-                if f.get("fact") == "save" and f.get("target") == actor]
+        out += [
+            f
+            for f in card["data"].get("facts", [])
+            if f.get("fact") == "save" and f.get("target") == actor
+        ]
     return out
 
 
@@ -103,13 +136,19 @@ def text(result: Result, visibility: str | None = None) -> str:
     from sidecar.cards import card_text
     from sidecar.protocol import Card
 
-    return "\n".join(card_text(Card.model_validate(c)) for c in result.cards
-                     if visibility is None or c["visibility"] == visibility)
+    return "\n".join(
+        card_text(Card.model_validate(c))
+        for c in result.cards
+        if visibility is None or c["visibility"] == visibility
+    )
 
 
 def state(result: Result, actor: str) -> dict[str, Any] | None:
-    found = [m for m in result.messages if m["type"] == "state"
-             and m["kind"] == "afflictions" and m["key"] == actor]
+    found = [
+        m
+        for m in result.messages
+        if m["type"] == "state" and m["kind"] == "afflictions" and m["key"] == actor
+    ]
     return found[-1]["data"] if found else None
 
 

@@ -28,15 +28,17 @@ from tests.test_afflictions_support import (
 
 
 async def long_rest(client: SidecarClient, actor: str = "act-aria", tid: str = "tok-aria") -> Any:
-    r = await client.send({"type": "rest.completed", "token_id": tid, "actor_id": actor,
-                           "rest": "long"})
+    r = await client.send(
+        {"type": "rest.completed", "token_id": tid, "actor_id": actor, "rest": "long"}
+    )
     assert r.ok, r.reply
     return r
 
 
 async def expose(client: SidecarClient, disease: str, *tokens: str, **extra: Any) -> Any:
-    return await gm(client, "disease.expose", disease=disease, token_ids=list(tokens),
-                    scene_id=SCENE, **extra)
+    return await gm(
+        client, "disease.expose", disease=disease, token_ids=list(tokens), scene_id=SCENE, **extra
+    )
 
 
 # ---------------------------------------------------------------- sewer plague
@@ -99,24 +101,47 @@ async def test_cackle_fever_laughter_contagion_and_cure(client: SidecarClient) -
     await expose(client, "cackle_fever", "tok-aria")
     r = await advance(client, 4 * HOUR, 4 * HOUR)
     assert exhaustion(r, "act-aria") == [1]
-    r = await client.send({"type": "combat.start", "combat_id": "c1", "scene_id": SCENE,
-                           "combatants": [{"combatant_id": "a", "token_id": "tok-aria"},
-                                          {"combatant_id": "b", "token_id": "tok-borin"}]})
+    r = await client.send(
+        {
+            "type": "combat.start",
+            "combat_id": "c1",
+            "scene_id": SCENE,
+            "combatants": [
+                {"combatant_id": "a", "token_id": "tok-aria"},
+                {"combatant_id": "b", "token_id": "tok-borin"},
+            ],
+        }
+    )
     assert 1 <= sum(damage(r, "act-aria", "psychic")) <= 10
     assert statuses(r, "act-aria") == [("incapacitated", True)]
     # Borin starts his turn next to laughing Aria: a Con save DC 10 or he catches it
-    r = await client.send({"type": "combat.turn", "combat_id": "c1",
-                           "current": {"round": 1, "turn": 0, "token_id": "tok-borin"}})
+    r = await client.send(
+        {
+            "type": "combat.turn",
+            "combat_id": "c1",
+            "current": {"round": 1, "turn": 0, "token_id": "tok-borin"},
+        }
+    )
     assert len(saves_of(r, "act-borin")) == 1
     assert refs(r, "act-borin") == ["cackle_fever"]
     # Aria's end-of-turn save with a good bonus stops the laughter
     await set_saves(client, "tok-aria", 200, 200, hero("act-aria", "Aria"), SAVE, exhaustion=1)
-    await client.send({"type": "combat.turn", "combat_id": "c1",
-                       "prior": {"round": 1, "turn": 0, "token_id": "tok-borin"},
-                       "current": {"round": 1, "turn": 1, "token_id": "tok-aria"}})
-    r = await client.send({"type": "combat.turn", "combat_id": "c1",
-                           "prior": {"round": 1, "turn": 1, "token_id": "tok-aria"},
-                           "current": {"round": 2, "turn": 0, "token_id": "tok-borin"}})
+    await client.send(
+        {
+            "type": "combat.turn",
+            "combat_id": "c1",
+            "prior": {"round": 1, "turn": 0, "token_id": "tok-borin"},
+            "current": {"round": 1, "turn": 1, "token_id": "tok-aria"},
+        }
+    )
+    r = await client.send(
+        {
+            "type": "combat.turn",
+            "combat_id": "c1",
+            "prior": {"round": 1, "turn": 1, "token_id": "tok-aria"},
+            "current": {"round": 2, "turn": 0, "token_id": "tok-borin"},
+        }
+    )
     assert statuses(r, "act-aria") == [("incapacitated", False)]
     r = await gm(client, "affliction.cure", token_id="tok-aria", method="lesser_restoration")
     assert exhaustion(r, "act-aria") == [0] and refs(r, "act-aria") == []
@@ -127,13 +152,29 @@ async def test_cackle_fever_carrier_immunity_for_a_day(client: SidecarClient) ->
     await expose(client, "cackle_fever", "tok-aria")
     await advance(client, 4 * HOUR, 4 * HOUR)
     await gm(client, "disease.stress", token_id="tok-aria", reason="nightmare")
-    await client.send({"type": "combat.start", "combat_id": "c1", "scene_id": SCENE,
-                       "combatants": [{"combatant_id": "b", "token_id": "tok-borin"}]})
-    r = await client.send({"type": "combat.turn", "combat_id": "c1",
-                           "current": {"round": 1, "turn": 0, "token_id": "tok-borin"}})
+    await client.send(
+        {
+            "type": "combat.start",
+            "combat_id": "c1",
+            "scene_id": SCENE,
+            "combatants": [{"combatant_id": "b", "token_id": "tok-borin"}],
+        }
+    )
+    r = await client.send(
+        {
+            "type": "combat.turn",
+            "combat_id": "c1",
+            "current": {"round": 1, "turn": 0, "token_id": "tok-borin"},
+        }
+    )
     assert len(saves_of(r, "act-borin")) == 1 and "24" in text(r)
-    r = await client.send({"type": "combat.turn", "combat_id": "c1",
-                           "current": {"round": 2, "turn": 0, "token_id": "tok-borin"}})
+    r = await client.send(
+        {
+            "type": "combat.turn",
+            "combat_id": "c1",
+            "current": {"round": 2, "turn": 0, "token_id": "tok-borin"},
+        }
+    )
     assert saves_of(r, "act-borin") == []  # immune to this carrier now
 
 
@@ -144,8 +185,13 @@ async def test_cackle_fever_far_carrier_is_not_contagious(client: SidecarClient)
     await expose(client, "cackle_fever", "tok-aria")
     await advance(client, 4 * HOUR, 4 * HOUR)
     await gm(client, "disease.stress", token_id="tok-aria", reason="fear")
-    r = await client.send({"type": "combat.turn", "combat_id": "c1",
-                           "current": {"round": 1, "turn": 0, "token_id": "tok-borin"}})
+    r = await client.send(
+        {
+            "type": "combat.turn",
+            "combat_id": "c1",
+            "current": {"round": 1, "turn": 0, "token_id": "tok-borin"},
+        }
+    )
     assert saves_of(r, "act-borin") == []
 
 

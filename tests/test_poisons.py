@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from sidecar.client import SidecarClient
 from tests.test_afflictions_support import (
     DAY,
     HOUR,
@@ -22,15 +23,21 @@ from tests.test_afflictions_support import (
     text,
 )
 
-from sidecar.client import SidecarClient
 
-
-async def coat_and_hit(client: SidecarClient, poison: str, kinds: list[str] | None = None,
-                       target: str = "tok-aria") -> object:
+async def coat_and_hit(
+    client: SidecarClient, poison: str, kinds: list[str] | None = None, target: str = "tok-aria"
+) -> object:
     await gm(client, "poison.coat", actor_id="act-gob", item_id="dagger", poison=poison)
-    return await client.send({"type": "weapon.hit", "scene_id": SCENE,
-                              "attacker_token_id": "tok-gob", "target_token_id": target,
-                              "item_id": "dagger", "damage_types": kinds or ["piercing"]})
+    return await client.send(
+        {
+            "type": "weapon.hit",
+            "scene_id": SCENE,
+            "attacker_token_id": "tok-gob",
+            "target_token_id": target,
+            "item_id": "dagger",
+            "damage_types": kinds or ["piercing"],
+        }
+    )
 
 
 # ---------------------------------------------------------------- ingested
@@ -38,8 +45,9 @@ async def coat_and_hit(client: SidecarClient, poison: str, kinds: list[str] | No
 
 async def test_assassins_blood_fail_poisons_a_day(client: SidecarClient) -> None:
     await setup(client)
-    r = await gm(client, "poison.administer", token_id="tok-aria", poison="assassins_blood",
-                 secret=False)
+    r = await gm(
+        client, "poison.administer", token_id="tok-aria", poison="assassins_blood", secret=False
+    )
     assert 1 <= sum(damage(r, "act-aria", "poison")) <= 12
     assert ("poisoned", True) in statuses(r, "act-aria")
     r = await advance(client, 23 * HOUR, 23 * HOUR)
@@ -125,8 +133,9 @@ async def test_torpor_rolls_hours_and_incapacitates(client: SidecarClient) -> No
 
 async def test_truth_serum_note_and_hour(client: SidecarClient) -> None:
     await setup(client)
-    r = await gm(client, "poison.administer", token_id="tok-aria", poison="truth_serum",
-                 secret=False)
+    r = await gm(
+        client, "poison.administer", token_id="tok-aria", poison="truth_serum", secret=False
+    )
     assert "cannot knowingly speak a lie" in text(r, "public")
     r = await advance(client, HOUR, HOUR)
     assert statuses(r) == [("poisoned", False)]
@@ -134,11 +143,21 @@ async def test_truth_serum_note_and_hour(client: SidecarClient) -> None:
 
 async def test_partial_dose_advantage_and_half_damage(client: SidecarClient) -> None:
     await setup(client)
-    r = await gm(client, "poison.administer", token_id="tok-aria", poison="assassins_blood",
-                 partial="advantage")
+    r = await gm(
+        client,
+        "poison.administer",
+        token_id="tok-aria",
+        poison="assassins_blood",
+        partial="advantage",
+    )
     assert any("2d20kh1" in roll.get("formula", "") for c in r.cards for roll in c["rolls"])
-    r = await gm(client, "poison.administer", token_id="tok-borin", poison="assassins_blood",
-                 partial="half_damage")
+    r = await gm(
+        client,
+        "poison.administer",
+        token_id="tok-borin",
+        poison="assassins_blood",
+        partial="half_damage",
+    )
     assert 0 <= sum(damage(r, "act-borin")) <= 6
 
 
@@ -148,8 +167,15 @@ async def test_partial_dose_advantage_and_half_damage(client: SidecarClient) -> 
 async def test_serpent_venom_from_other_engine_content(client: SidecarClient) -> None:
     """A trap-like effect list uses the apply_affliction kind."""
     await setup(client)
-    r = await gm(client, "save.force", scene_id=SCENE, token_ids=["tok-aria"], ability="dex",
-                 dc=10, on_fail=[{"kind": "apply_affliction", "affliction": "serpent_venom"}])
+    r = await gm(
+        client,
+        "save.force",
+        scene_id=SCENE,
+        token_ids=["tok-aria"],
+        ability="dex",
+        dc=10,
+        on_fail=[{"kind": "apply_affliction", "affliction": "serpent_venom"}],
+    )
     hits = damage(r, "act-aria", "poison")
     assert len(hits) == 1 and 3 <= hits[0] <= 18
 
@@ -169,9 +195,16 @@ async def test_drow_poison_shaken_awake_and_coat_used_up(client: SidecarClient) 
     await coat_and_hit(client, "drow_poison")
     r = await gm(client, "affliction.shake", token_id="tok-aria")
     assert statuses(r) == [("unconscious", False)]
-    r = await client.send({"type": "weapon.hit", "scene_id": SCENE, "attacker_token_id":
-                           "tok-gob", "target_token_id": "tok-borin", "item_id": "dagger",
-                           "damage_types": ["piercing"]})
+    r = await client.send(
+        {
+            "type": "weapon.hit",
+            "scene_id": SCENE,
+            "attacker_token_id": "tok-gob",
+            "target_token_id": "tok-borin",
+            "item_id": "dagger",
+            "damage_types": ["piercing"],
+        }
+    )
     assert r.cards == [] and statuses(r) == []
 
 
@@ -183,8 +216,14 @@ async def test_drow_poison_fail_by_less_than_five_only_poisoned(client: SidecarC
     r = await coat_and_hit(client, "drow_poison")
     requests = r.of_type("save.request")  # type: ignore[attr-defined]
     assert len(requests) == 1
-    r = await client.send({"type": "save.result", "request_id": requests[0]["request_id"],
-                           "token_id": "tok-aria", "total": 10})
+    r = await client.send(
+        {
+            "type": "save.result",
+            "request_id": requests[0]["request_id"],
+            "token_id": "tok-aria",
+            "total": 10,
+        }
+    )
     assert statuses(r, "act-aria") == [("poisoned", True)]
 
 
@@ -202,23 +241,43 @@ async def test_bludgeoning_hit_does_not_deliver(client: SidecarClient) -> None:
     await setup(client)
     r = await coat_and_hit(client, "wyvern_poison", ["bludgeoning"])
     assert damage(r) == []
-    r = await client.send({"type": "weapon.hit", "scene_id": SCENE, "attacker_token_id":
-                           "tok-gob", "target_token_id": "tok-aria", "item_id": "dagger",
-                           "damage_types": ["piercing"]})
+    r = await client.send(
+        {
+            "type": "weapon.hit",
+            "scene_id": SCENE,
+            "attacker_token_id": "tok-gob",
+            "target_token_id": "tok-aria",
+            "item_id": "dagger",
+            "damage_types": ["piercing"],
+        }
+    )
     assert len(damage(r, "act-aria", "poison")) == 1  # the coat waited for a real wound
 
 
 async def test_coat_with_doses_and_wrong_delivery_refused(client: SidecarClient) -> None:
     await setup(client)
-    bad = await client.send({"type": "gm.action", "action": "poison.coat", "params": {
-        "actor_id": "act-gob", "item_id": "dagger", "poison": "malice"}})
+    bad = await client.send(
+        {
+            "type": "gm.action",
+            "action": "poison.coat",
+            "params": {"actor_id": "act-gob", "item_id": "dagger", "poison": "malice"},
+        }
+    )
     assert bad.reply["code"] == "rule_error"
-    await gm(client, "poison.coat", actor_id="act-gob", item_id="arrows", poison="serpent_venom",
-             doses=2)
+    await gm(
+        client, "poison.coat", actor_id="act-gob", item_id="arrows", poison="serpent_venom", doses=2
+    )
     for expected in (1, 1, 0):
-        r = await client.send({"type": "weapon.hit", "scene_id": SCENE, "attacker_token_id":
-                               "tok-gob", "target_token_id": "tok-aria", "item_id": "arrows",
-                               "damage_types": ["piercing"]})
+        r = await client.send(
+            {
+                "type": "weapon.hit",
+                "scene_id": SCENE,
+                "attacker_token_id": "tok-gob",
+                "target_token_id": "tok-aria",
+                "item_id": "arrows",
+                "damage_types": ["piercing"],
+            }
+        )
         assert len(damage(r)) == expected
 
 
@@ -228,26 +287,56 @@ async def test_coat_with_doses_and_wrong_delivery_refused(client: SidecarClient)
 async def test_crawler_mucus_paralyzes_until_an_end_of_turn_save(client: SidecarClient) -> None:
     await setup(client)
     await gm(client, "poison.smear", target_id="chest-1", poison="crawler_mucus")
-    r = await client.send({"type": "interaction", "scene_id": SCENE, "token_id": "tok-aria",
-                           "target_id": "chest-1", "kind": "open"})
+    r = await client.send(
+        {
+            "type": "interaction",
+            "scene_id": SCENE,
+            "token_id": "tok-aria",
+            "target_id": "chest-1",
+            "kind": "open",
+        }
+    )
     assert set(statuses(r)) == {("poisoned", True), ("paralyzed", True)}
     await set_saves(client, "tok-aria", 200, 200, hero("act-aria", "Aria"), SAVE)
-    await client.send({"type": "combat.start", "combat_id": "c1", "scene_id": SCENE,
-                       "combatants": [{"combatant_id": "a", "token_id": "tok-aria"}]})
-    r = await client.send({"type": "combat.turn", "combat_id": "c1",
-                           "current": {"round": 1, "turn": 0, "token_id": "tok-aria"}})
+    await client.send(
+        {
+            "type": "combat.start",
+            "combat_id": "c1",
+            "scene_id": SCENE,
+            "combatants": [{"combatant_id": "a", "token_id": "tok-aria"}],
+        }
+    )
+    r = await client.send(
+        {
+            "type": "combat.turn",
+            "combat_id": "c1",
+            "current": {"round": 1, "turn": 0, "token_id": "tok-aria"},
+        }
+    )
     assert statuses(r) == []
-    r = await client.send({"type": "combat.turn", "combat_id": "c1",
-                           "prior": {"round": 1, "turn": 0, "token_id": "tok-aria"},
-                           "current": {"round": 2, "turn": 0, "token_id": "tok-aria"}})
+    r = await client.send(
+        {
+            "type": "combat.turn",
+            "combat_id": "c1",
+            "prior": {"round": 1, "turn": 0, "token_id": "tok-aria"},
+            "current": {"round": 2, "turn": 0, "token_id": "tok-aria"},
+        }
+    )
     assert set(statuses(r)) == {("poisoned", False), ("paralyzed", False)}
 
 
 async def test_crawler_mucus_wears_off_after_a_minute(client: SidecarClient) -> None:
     await setup(client)
     await gm(client, "poison.smear", target_id="door-1", poison="crawler_mucus")
-    await client.send({"type": "interaction", "scene_id": SCENE, "token_id": "tok-aria",
-                       "target_id": "door-1", "kind": "touch"})
+    await client.send(
+        {
+            "type": "interaction",
+            "scene_id": SCENE,
+            "token_id": "tok-aria",
+            "target_id": "door-1",
+            "kind": "touch",
+        }
+    )
     r = await advance(client, 60, 60)
     assert len(saves_of(r, "act-aria")) == 9  # a save per 6-s turn out of combat, then it ends
     assert set(statuses(r)) == {("poisoned", False), ("paralyzed", False)}
@@ -256,11 +345,25 @@ async def test_crawler_mucus_wears_off_after_a_minute(client: SidecarClient) -> 
 async def test_oil_of_taggit_wakes_only_on_damage(client: SidecarClient) -> None:
     await setup(client)
     await gm(client, "poison.smear", target_id="cup", poison="oil_of_taggit")
-    r = await client.send({"type": "interaction", "scene_id": SCENE, "token_id": "tok-borin",
-                           "target_id": "cup", "kind": "touch"})
+    r = await client.send(
+        {
+            "type": "interaction",
+            "scene_id": SCENE,
+            "token_id": "tok-borin",
+            "target_id": "cup",
+            "kind": "touch",
+        }
+    )
     assert set(statuses(r)) == {("poisoned", True), ("unconscious", True)}
-    r = await client.send({"type": "interaction", "scene_id": SCENE, "token_id": "tok-aria",
-                           "target_id": "cup", "kind": "touch"})
+    r = await client.send(
+        {
+            "type": "interaction",
+            "scene_id": SCENE,
+            "token_id": "tok-aria",
+            "target_id": "cup",
+            "kind": "touch",
+        }
+    )
     assert statuses(r) == []  # the smear was used up
     r = await gm(client, "affliction.shake", token_id="tok-borin")
     assert statuses(r) == [] and "only pain" in text(r)
@@ -274,8 +377,15 @@ async def test_wash_removes_smear(client: SidecarClient) -> None:
     await setup(client)
     await gm(client, "poison.smear", target_id="cup", poison="oil_of_taggit")
     await gm(client, "poison.wash", target_id="cup")
-    r = await client.send({"type": "interaction", "scene_id": SCENE, "token_id": "tok-aria",
-                           "target_id": "cup", "kind": "touch"})
+    r = await client.send(
+        {
+            "type": "interaction",
+            "scene_id": SCENE,
+            "token_id": "tok-aria",
+            "target_id": "cup",
+            "kind": "touch",
+        }
+    )
     assert statuses(r) == [] and r.cards == []
 
 
@@ -284,16 +394,26 @@ async def test_wash_removes_smear(client: SidecarClient) -> None:
 
 async def test_burnt_othur_three_start_of_turn_successes(client: SidecarClient) -> None:
     await setup(client)
-    r = await gm(client, "poison.cloud", scene_id=SCENE, x=250, y=250,
-                 poison="burnt_othur_fumes")
+    r = await gm(client, "poison.cloud", scene_id=SCENE, x=250, y=250, poison="burnt_othur_fumes")
     assert 3 <= sum(damage(r, "act-aria")) <= 18
     assert statuses(r) == []
     await set_saves(client, "tok-aria", 200, 200, hero("act-aria", "Aria"), SAVE)
-    await client.send({"type": "combat.start", "combat_id": "c1", "scene_id": SCENE,
-                       "combatants": [{"combatant_id": "a", "token_id": "tok-aria"}]})
+    await client.send(
+        {
+            "type": "combat.start",
+            "combat_id": "c1",
+            "scene_id": SCENE,
+            "combatants": [{"combatant_id": "a", "token_id": "tok-aria"}],
+        }
+    )
     for turn in range(1, 4):
-        r = await client.send({"type": "combat.turn", "combat_id": "c1",
-                               "current": {"round": turn, "turn": 0, "token_id": "tok-aria"}})
+        r = await client.send(
+            {
+                "type": "combat.turn",
+                "combat_id": "c1",
+                "current": {"round": turn, "turn": 0, "token_id": "tok-aria"},
+            }
+        )
         assert len(saves_of(r, "act-aria")) == 1
         assert ("burnt_othur_fumes" in refs(r, "act-aria")) == (turn < 3)
 
