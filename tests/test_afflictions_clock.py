@@ -314,3 +314,17 @@ async def test_afflictions_survive_a_restart_with_timers(tmp_path: Path) -> None
     finally:
         await client.close()
         await runner.cleanup()
+
+
+async def test_first_world_time_rebases_instead_of_replaying(client: SidecarClient) -> None:
+    """Doses given before the module ever sent the time are timed from that first report."""
+    await client.send({"type": "scene.sync", "scene": {"id": SCENE, "tokens": party()}})
+    await gm(client, "poison.administer", token_id="tok-aria", poison="pale_tincture")
+    await gm(client, "poison.administer", token_id="tok-borin", poison="midnight_tears")
+    start = 1000 * DAY + 5 * HOUR
+    r = await advance(client, start + 60, 60)
+    assert saves_of(r, "act-aria") == [] and damage(r) == []
+    info = state(r, "act-aria")
+    assert info is not None and info["afflictions"][0]["next"]["at"] == start + DAY
+    borin = state(r, "act-borin")
+    assert borin is not None and borin["afflictions"][0]["next"]["at"] == 1001 * DAY

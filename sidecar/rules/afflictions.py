@@ -37,6 +37,7 @@ from sidecar.rules.afflictions_core import (
     AfflictionSet,
     Session,
     in_combat,
+    next_midnight,
     target_for_actor,
     target_for_token,
     timers,
@@ -54,7 +55,7 @@ from sidecar.rules.effects import (
     effect,
     ledger_key,
 )
-from sidecar.rules.scene import find_token_anywhere, scene_tokens
+from sidecar.rules.scene import Clock, find_token_anywhere, scene_tokens
 
 # ---------------------------------------------------------------- lasting conditions
 
@@ -190,7 +191,7 @@ def run_world_time(s: Session, t0: float, t1: float) -> int:
     while count < MAX_TICKS_PER_EVENT:
         best: tuple[float, int, str, str, str] | None = None
         for _, aset in ctx.state.items("afflictions:", AfflictionSet):
-            fighting = in_combat(ctx, aset)
+            fighting = any(a.turn_clock for a in aset.items) and in_combat(ctx, aset)
             for aff in aset.items:
                 due = _next_due(s, aset, aff, t0, t1, fighting)
                 if due is None:
@@ -222,11 +223,38 @@ def run_world_time(s: Session, t0: float, t1: float) -> int:
     return count
 
 
+def _rebase(s: Session, start: float) -> None:
+    """Afflictions begun before the module first told us the time were timed from 0:
+    move them to the first time we hear, instead of replaying years of ticks."""
+    for key, _ in list(s.ctx.state.items("afflictions:", AfflictionSet)):
+        aset = s.edit_existing(key.split(":", 1)[1])
+        for aff in aset.items:
+            aff.started_at += start
+            aff.turn_at += start
+            for name in (
+                "expires_at",
+                "onset_at",
+                "next_save_at",
+                "laughing_until",
+                "suppressed_until",
+            ):
+                value = getattr(aff, name)
+                if value is not None:
+                    setattr(aff, name, value + start)
+            if aff.kind == "poison" and aff.stage == "waiting":
+                aff.onset_at = next_midnight(aff.started_at)
+        for carrier, until in list(aset.immune_until.items()):
+            aset.immune_until[carrier] = until + start
+
+
 @on("time.advance")
 def _time_advance(ctx: EventContext, event: TimeAdvance) -> None:
     t1 = event.world_time
     t0 = t1 - max(0.0, event.delta)
     s = Session(ctx, t0)
+    before = ctx.state.committed("clock")
+    if isinstance(before, Clock) and before.world_time is None:
+        _rebase(s, t0)
     absorb_lasting(s)
     if event.delta > 0:
         run_world_time(s, t0, t1)
