@@ -58,7 +58,9 @@ class Box:
 
     def union(self, other: Box) -> Box:
         return Box(
-            min(self.x0, other.x0), min(self.y0, other.y0), max(self.x1, other.x1),
+            min(self.x0, other.x0),
+            min(self.y0, other.y0),
+            max(self.x1, other.x1),
             max(self.y1, other.y1),
         )
 
@@ -145,8 +147,10 @@ def segments_intersect(a: Vec, b: Vec, c: Vec, d: Vec) -> bool:
         return True
 
     def on(p: Vec, q: Vec, r: Vec, cr: float) -> bool:
-        return abs(cr) <= EPS and min(p[0], q[0]) - EPS <= r[0] <= max(p[0], q[0]) + EPS and (
-            min(p[1], q[1]) - EPS <= r[1] <= max(p[1], q[1]) + EPS
+        return (
+            abs(cr) <= EPS
+            and min(p[0], q[0]) - EPS <= r[0] <= max(p[0], q[0]) + EPS
+            and (min(p[1], q[1]) - EPS <= r[1] <= max(p[1], q[1]) + EPS)
         )
 
     return on(c, d, a, d1) or on(c, d, b, d2) or on(a, b, c, d3) or on(a, b, d, d4)
@@ -428,7 +432,9 @@ class Footprint:
 
     @staticmethod
     def of(token: Token, grid: Grid, inset_fraction: float = 0.02) -> Footprint:
-        return Footprint(token.width * grid.size, token.height * grid.size, grid.size * inset_fraction)
+        return Footprint(
+            token.width * grid.size, token.height * grid.size, grid.size * inset_fraction
+        )
 
     def corners(self, x: float, y: float) -> list[Vec]:
         i = self.inset
@@ -456,7 +462,9 @@ def lerp(a: Vec, b: Vec, t: float) -> Vec:
     return (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)
 
 
-def first_contact(area: Area, foot: Footprint, a: Vec, b: Vec, iterations: int = 30) -> float | None:
+def first_contact(
+    area: Area, foot: Footprint, a: Vec, b: Vec, iterations: int = 30
+) -> float | None:
     """The smallest t in [0, 1] where the footprint moving a->b first overlaps ``area``.
 
     ``sweep(a, lerp(a, b, t))`` only grows with t, so overlap is monotone and bisection
@@ -492,7 +500,9 @@ class SpatialIndex:
     def _range(self, box: Box) -> tuple[int, int, int, int]:
         c = self.cell
         return (
-            math.floor(box.x0 / c), math.floor(box.y0 / c), math.floor(box.x1 / c),
+            math.floor(box.x0 / c),
+            math.floor(box.y0 / c),
+            math.floor(box.x1 / c),
             math.floor(box.y1 / c),
         )
 
@@ -538,10 +548,14 @@ def cone(origin: Vec, direction_deg: float, length: float) -> list[Vec]:
     """A cone as a triangle whose width at any distance equals that distance."""
     a = math.radians(direction_deg)
     half = math.atan(0.5)
-    left = (origin[0] + length / math.cos(half) * math.cos(a - half),
-            origin[1] + length / math.cos(half) * math.sin(a - half))
-    right = (origin[0] + length / math.cos(half) * math.cos(a + half),
-             origin[1] + length / math.cos(half) * math.sin(a + half))
+    left = (
+        origin[0] + length / math.cos(half) * math.cos(a - half),
+        origin[1] + length / math.cos(half) * math.sin(a - half),
+    )
+    right = (
+        origin[0] + length / math.cos(half) * math.cos(a + half),
+        origin[1] + length / math.cos(half) * math.sin(a + half),
+    )
     return convex_hull([origin, left, right])
 
 

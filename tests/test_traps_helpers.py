@@ -20,45 +20,89 @@ def wire(*points: float) -> dict[str, Any]:
 
 
 def region(rid: str, trap_id: str, *shapes: dict[str, Any], **placement: Any) -> dict[str, Any]:
-    return {"id": rid, "name": rid, "shapes": list(shapes),
-            "trap": {"trap_id": trap_id, **placement}}
+    return {
+        "id": rid,
+        "name": rid,
+        "shapes": list(shapes),
+        "trap": {"trap_id": trap_id, **placement},
+    }
 
 
-def hero(tid: str, x: float, y: float, *, pp: int = 10, hp: int = 60, ac: int = 14,
-         owner: str | None = None, **extra: Any) -> dict[str, Any]:
-    data = creature(f"a-{tid}", tid.capitalize(), hp=hp, ac=ac, passive_perception=pp,
-                    owners=[owner] if owner else [], **extra)
+def hero(
+    tid: str,
+    x: float,
+    y: float,
+    *,
+    pp: int = 10,
+    hp: int = 60,
+    ac: int = 14,
+    owner: str | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    data = creature(
+        f"a-{tid}",
+        tid.capitalize(),
+        hp=hp,
+        ac=ac,
+        passive_perception=pp,
+        owners=[owner] if owner else [],
+        **extra,
+    )
     return token(tid, tid.capitalize(), x, y, data)
 
 
-def scene(regions: list[dict[str, Any]], tokens: list[dict[str, Any]],
-          walls: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    body: dict[str, Any] = {"id": SCENE, "name": "Corridor", "width": 4000, "height": 2000,
-                            "grid": {"size": SQ, "distance": 5, "units": "ft"},
-                            "tokens": tokens, "regions": regions}
+def scene(
+    regions: list[dict[str, Any]],
+    tokens: list[dict[str, Any]],
+    walls: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "id": SCENE,
+        "name": "Corridor",
+        "width": 4000,
+        "height": 2000,
+        "grid": {"size": SQ, "distance": 5, "units": "ft"},
+        "tokens": tokens,
+        "regions": regions,
+    }
     if walls is not None:
         body["walls"] = walls
     return {"type": "scene.sync", "scene": body}
 
 
-async def setup(client: SidecarClient, regions: list[dict[str, Any]],
-                tokens: list[dict[str, Any]], **kw: Any) -> None:
+async def setup(
+    client: SidecarClient, regions: list[dict[str, Any]], tokens: list[dict[str, Any]], **kw: Any
+) -> None:
     result = await client.send(scene(regions, tokens, **kw))
     assert result.ok, result.reply
 
 
-async def move(client: SidecarClient, token_id: str, *points: tuple[float, float],
-               method: str = "dragging", elevation: float = 0, **wp: Any) -> Result:
+async def move(
+    client: SidecarClient,
+    token_id: str,
+    *points: tuple[float, float],
+    method: str = "dragging",
+    elevation: float = 0,
+    **wp: Any,
+) -> Result:
     path = [{"x": x, "y": y, "elevation": elevation, **wp} for x, y in points]
-    result = await client.send({"type": "token.move", "scene_id": SCENE, "token_id": token_id,
-                                "method": method, "path": path})
+    result = await client.send(
+        {
+            "type": "token.move",
+            "scene_id": SCENE,
+            "token_id": token_id,
+            "method": method,
+            "path": path,
+        }
+    )
     assert result.ok, result.reply
     return result
 
 
 async def action(client: SidecarClient, name: str, **params: Any) -> Result:
-    return await client.send({"type": "gm.action", "action": name,
-                              "params": {"scene_id": SCENE, **params}})
+    return await client.send(
+        {"type": "gm.action", "action": name, "params": {"scene_id": SCENE, **params}}
+    )
 
 
 def stored(server: Any, token_id: str) -> Token:

@@ -57,9 +57,7 @@ async def test_a_pit_stops_the_move_where_the_token_fell_in(
     assert any(op["status"] == "prone" for op in ops(result, "status"))
 
 
-async def test_two_traps_on_one_path_fire_in_path_order(
-    server: Any, client: SidecarClient
-) -> None:
+async def test_two_traps_on_one_path_fire_in_path_order(server: Any, client: SidecarClient) -> None:
     regions = [
         region("pit", "simple_pit", rect(8 * SQ, 0)),
         region("darts", "poison_darts", rect(3 * SQ, 0)),
@@ -104,21 +102,31 @@ async def test_a_tiny_creature_does_not_press_a_20_lb_plate_unless_the_trap_says
 ) -> None:
     regions = [
         region("darts", "poison_darts", rect(3 * SQ, 0)),
-        region("heavy", "poison_darts", rect(3 * SQ, 3 * SQ),
-               overrides={"trigger.tiny_triggers": True}),
+        region(
+            "heavy", "poison_darts", rect(3 * SQ, 3 * SQ), overrides={"trigger.tiny_triggers": True}
+        ),
     ]
-    await setup(client, regions, [hero("mouse", 0, 0, size="tiny"), hero("rat", 0, 3 * SQ,
-                                                                          size="tiny")])
+    await setup(
+        client, regions, [hero("mouse", 0, 0, size="tiny"), hero("rat", 0, 3 * SQ, size="tiny")]
+    )
     assert sprung(await move(client, "mouse", (0, 0), (6 * SQ, 0))) == []
     result = await move(client, "rat", (0, 3 * SQ), (6 * SQ, 3 * SQ))
     assert [c["data"]["trap"]["region_id"] for c in sprung(result)] == ["heavy"]
 
 
 async def test_a_once_only_trap_does_not_fire_again(server: Any, client: SidecarClient) -> None:
-    await setup(client, [region("roof", "collapsing_roof", {"type": "line",
-                                                             "points": [300, 0, 300, 300]},
-                                rect(200, 0, 300, 300))],
-                [hero("aria", 0, 0), hero("borin", 300, 200)])
+    await setup(
+        client,
+        [
+            region(
+                "roof",
+                "collapsing_roof",
+                {"type": "line", "points": [300, 0, 300, 300]},
+                rect(200, 0, 300, 300),
+            )
+        ],
+        [hero("aria", 0, 0), hero("borin", 300, 200)],
+    )
     first = await move(client, "aria", (0, 0), (600, 0))
     card = sprung(first)[0]
     saved = {f["target"] for f in facts(sprung(first, "gm")[0], "save")}
@@ -136,8 +144,7 @@ async def test_drops_and_teleports_trigger_only_with_the_world_setting(
     assert sprung(dropped) == []
     assert (stored(server, "aria").x, stored(server, "aria").y) == (5 * SQ, 0)
     await move(client, "aria", (5 * SQ, 0), (0, 0), method="drop")
-    assert (await client.send({"type": "settings.update",
-                               "settings": {"drop_triggers": True}})).ok
+    assert (await client.send({"type": "settings.update", "settings": {"drop_triggers": True}})).ok
     walked_over = await move(client, "aria", (0, 0), (9 * SQ, 0), method="teleport")
     assert sprung(walked_over) == []  # a teleport does not cross what lies between
     onto = await move(client, "aria", (9 * SQ, 0), (5 * SQ, 0), method="drop")

@@ -63,8 +63,13 @@ async def test_no_player_ever_sees_a_hidden_dc_or_an_unnoticed_trap(
         region("h-net", "falling_net", wire(5 * SQ, 5 * SQ, 5 * SQ, 7 * SQ)),
     ]
     sprung_here = [
-        region("s-statue", "fire_breathing_statue", rect(3 * SQ, 0), origin={"x": 0, "y": 0},
-               direction=0),
+        region(
+            "s-statue",
+            "fire_breathing_statue",
+            rect(3 * SQ, 0),
+            origin={"x": 0, "y": 0},
+            direction=0,
+        ),
         region("s-darts", "poison_darts", rect(6 * SQ, 0)),
         region("s-pit", "spiked_pit_poisoned", rect(10 * SQ, 0)),
     ]
@@ -82,15 +87,21 @@ async def test_no_player_ever_sees_a_hidden_dc_or_an_unnoticed_trap(
         messages += result.messages
     assert (await action(client, "trap.arm", region_id="s-statue")).ok
     await client.send({"type": "settings.update", "settings": {"save_mode": "ask"}})
-    paused = await client.send({"type": "token.move", "scene_id": "trap-scene",
-                                "token_id": "borin",
-                                "path": [{"x": 0, "y": SQ}, {"x": 4 * SQ, "y": 0}]})
+    paused = await client.send(
+        {
+            "type": "token.move",
+            "scene_id": "trap-scene",
+            "token_id": "borin",
+            "path": [{"x": 0, "y": SQ}, {"x": 4 * SQ, "y": 0}],
+        }
+    )
     messages += paused.messages
     visible = player_visible(messages)
     assert any(c.get("visibility") == "public" for c in visible)
     assert any(m.get("type") == "save.request" for m in visible)
-    coordinates = {str(v) for r in hidden for s in r["shapes"] for k, v in s.items()
-                   if k in ("x", "y")}
+    coordinates = {
+        str(v) for r in hidden for s in r["shapes"] for k, v in s.items() if k in ("x", "y")
+    }
     for item in visible:
         blob = json.dumps(item, ensure_ascii=False)
         assert not DC_WORDS.search(blob), blob[:400]

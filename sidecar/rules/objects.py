@@ -23,12 +23,34 @@ from sidecar.rules.scene import find_token_anywhere
 from sidecar.state import register_document
 
 Material = Literal[
-    "cloth", "paper", "rope", "crystal", "glass", "ice", "wood", "bone", "stone", "iron",
-    "steel", "mithral", "adamantine",
+    "cloth",
+    "paper",
+    "rope",
+    "crystal",
+    "glass",
+    "ice",
+    "wood",
+    "bone",
+    "stone",
+    "iron",
+    "steel",
+    "mithral",
+    "adamantine",
 ]
 AC_BY_MATERIAL: dict[str, int] = {
-    "cloth": 11, "paper": 11, "rope": 11, "crystal": 13, "glass": 13, "ice": 13, "wood": 15,
-    "bone": 15, "stone": 17, "iron": 19, "steel": 19, "mithral": 21, "adamantine": 23,
+    "cloth": 11,
+    "paper": 11,
+    "rope": 11,
+    "crystal": 13,
+    "glass": 13,
+    "ice": 13,
+    "wood": 15,
+    "bone": 15,
+    "stone": 17,
+    "iron": 19,
+    "steel": 19,
+    "mithral": 21,
+    "adamantine": 23,
 }
 #: (fragile, resilient) average hit points and dice by size; Huge and Gargantuan objects
 #: are tracked as Large sections
@@ -172,11 +194,16 @@ class PlaceObject(Strict):
 @gm_action("object.place", PlaceObject)
 def place_object(ctx: EventContext, params: PlaceObject) -> None:
     """Put a catalog object (a door, a chest) in the world so it can be attacked."""
-    obj = create(ctx, params.object_id, params.key, scene_id=params.scene_id,
-                 region_id=params.region_id)
+    obj = create(
+        ctx, params.object_id, params.key, scene_id=params.scene_id, region_id=params.region_id
+    )
     name = localized(obj.name, ctx.language)
-    ctx.render("text.html.j2", title=name, visibility="gm",
-               text=ctx.t("object.card.placed", name=name, ac=obj.ac, hp=obj.hp))
+    ctx.render(
+        "text.html.j2",
+        title=name,
+        visibility="gm",
+        text=ctx.t("object.card.placed", name=name, ac=obj.ac, hp=obj.hp),
+    )
 
 
 class AttackObject(Strict):

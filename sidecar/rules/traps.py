@@ -93,8 +93,12 @@ def fire(
     state = load(ctx, scene_id, region_id, trap.id)
     if not is_armed(ctx, state):
         if state.status == "jammed" and trigger_token is not None:
-            ctx.render("text.html.j2", title=trap_name(ctx, trap), visibility="gm",
-                       text=ctx.t("trap.card.jammed_held", name=trigger_token.name))
+            ctx.render(
+                "text.html.j2",
+                title=trap_name(ctx, trap),
+                visibility="gm",
+                text=ctx.t("trap.card.jammed_held", name=trigger_token.name),
+            )
         return False
     shown = public_name(ctx, trap, state)
     missing: list[str] = []
@@ -102,8 +106,7 @@ def fire(
     variables: dict[str, Any] = {"condition_source": key}
     if trap.depth_ft:
         variables["depth_ft"] = trap.depth_ft
-    res = resolve(ctx, trap.effects, targets, source_id=key, source_name=shown,
-                  variables=variables)
+    res = resolve(ctx, trap.effects, targets, source_id=key, source_name=shown, variables=variables)
     for line in missing:
         res.say(line)
     state = edit(ctx, scene_id, region_id, trap.id)
@@ -115,8 +118,13 @@ def fire(
         start(ctx, traps, item, trap, state, res)
     who = trigger_token.name if trigger_token else ctx.t("trap.card.nobody")
     intro = text(ctx, trap.sprung)
-    gm_intro = ctx.t("trap.card.gm_fired", trap=trap_name(ctx, trap),
-                     region=item.region.name or region_id, who=who, cause=cause or "-")
+    gm_intro = ctx.t(
+        "trap.card.gm_fired",
+        trap=trap_name(ctx, trap),
+        region=item.region.name or region_id,
+        who=who,
+        cause=cause or "-",
+    )
     publish(
         ctx,
         res,
@@ -124,8 +132,10 @@ def fire(
         gm_title=ctx.t("trap.card.sprung_title", name=trap_name(ctx, trap)),
         intro=intro,
         gm_intro=gm_intro,
-        data={"trap": {"scene_id": scene_id, "region_id": region_id, "name": trap_name(ctx, trap)},
-              "gm_trap": {"trap_id": trap.id, "status": state.status}},
+        data={
+            "trap": {"scene_id": scene_id, "region_id": region_id, "name": trap_name(ctx, trap)},
+            "gm_trap": {"trap_id": trap.id, "status": state.status},
+        },
     )
     announce(ctx, state)
     return True
@@ -171,9 +181,15 @@ def _aftermath(
     if after.object:
         object_key = f"{state.scene_id}:{state.region_id}:{after.object}:{state.fired + 1}"
         hook = "trap.lid" if after.locks_victims else "trap.net"
-        objects.create(ctx, after.object, object_key, scene_id=state.scene_id,
-                       region_id=state.region_id, hook=hook,
-                       hook_ref=trap_key(state.scene_id, state.region_id))
+        objects.create(
+            ctx,
+            after.object,
+            object_key,
+            scene_id=state.scene_id,
+            region_id=state.region_id,
+            hook=hook,
+            hook_ref=trap_key(state.scene_id, state.region_id),
+        )
         state.objects.append(object_key)
     if after.locks_victims and victims:
         state.locked_in = victims
@@ -188,20 +204,23 @@ def passive_notice(ctx: EventContext, traps: SceneTraps, token: Token, path: lis
     if creature is None:
         return
     radius = ctx.settings.notice_radius_ft
-    for region_id, _seen_from in sorted(near_path(traps, token, path, radius)):
-        item = traps.traps[region_id]
-        trap = effective(ctx.content, item.placement)
+
+    def could_notice(region_id: str) -> bool:
+        trap = effective(ctx.content, traps.traps[region_id].placement)
         detection = trap.detection
         if detection.dc is None or not detection.passive:
-            continue
+            return False
+        if passive_score(creature, detection.skill) < detection.dc:
+            return False
         state = load(ctx, traps.scene.id, region_id, trap.id)
-        if creature.id in state.noticed_by or state.status == "destroyed":
-            continue
-        score = passive_score(creature, detection.skill)
-        if score < detection.dc:
-            continue
-        notice(ctx, traps, item, trap, token, how=ctx.t("trap.notice.passive", score=score,
-                                                         dc=detection.dc))
+        return creature.id not in state.noticed_by and state.status != "destroyed"
+
+    for region_id, _seen_from in sorted(near_path(traps, token, path, radius, could_notice)):
+        item = traps.traps[region_id]
+        trap = effective(ctx.content, item.placement)
+        score = passive_score(creature, trap.detection.skill)
+        how = ctx.t("trap.notice.passive", score=score, dc=trap.detection.dc)
+        notice(ctx, traps, item, trap, token, how=how)
 
 
 def notice(
@@ -274,13 +293,29 @@ def on_move(ctx: EventContext, event: TokenMove) -> None:
     if end.height is not None:
         stored.height = end.height
     if stop is not None:
-        ctx.out.ops([MoveTokenOp(scene_id=event.scene_id, token_id=token.id, x=final[0],
-                                 y=final[1], reason="trap")])
+        ctx.out.ops(
+            [
+                MoveTokenOp(
+                    scene_id=event.scene_id,
+                    token_id=token.id,
+                    x=final[0],
+                    y=final[1],
+                    reason="trap",
+                )
+            ]
+        )
     for hit, item, trap in live:
         mover = ctx.state.get(token_key(event.scene_id, token.id), Token) or token
         where = stop if (stop is not None and hit is live[-1][0]) else hit.position
-        fire(ctx, traps, item, trap, trigger_token=mover, positions={token.id: where},
-             cause=ctx.t("trap.cause.move"))
+        fire(
+            ctx,
+            traps,
+            item,
+            trap,
+            trigger_token=mover,
+            positions={token.id: where},
+            cause=ctx.t("trap.cause.move"),
+        )
     entering(ctx, traps, token, seen_path)
 
 
@@ -296,8 +331,7 @@ def on_interaction(ctx: EventContext, event: Interaction) -> None:
     if event.kind not in trap.trigger.interactions:
         return
     token = get_token(ctx.state, event.scene_id, event.token_id)
-    fire(ctx, traps, item, trap, trigger_token=token,
-         cause=ctx.t(f"trap.cause.{event.kind}"))
+    fire(ctx, traps, item, trap, trigger_token=token, cause=ctx.t(f"trap.cause.{event.kind}"))
 
 
 @on("combat.turn")
@@ -324,14 +358,16 @@ def _rearm_all(ctx: EventContext) -> None:
 # ---------------------------------------------------------------- objects a trap leaves
 
 
-def _release(ctx: EventContext, state: TrapState, token_id: str, res: Resolution,
-             condition: str | None) -> None:
+def _release(
+    ctx: EventContext, state: TrapState, token_id: str, res: Resolution, condition: str | None
+) -> None:
     token = ctx.state.get(token_key(state.scene_id, token_id), Token)
     if token is None or token.creature is None:
         return
     if condition:
-        op = release_condition(ctx, token.creature, condition, trap_key(state.scene_id,
-                                                                        state.region_id))
+        op = release_condition(
+            ctx, token.creature, condition, trap_key(state.scene_id, state.region_id)
+        )
         if op is not None:
             op.token_id = token_id
             res.ops.append(op)
@@ -357,8 +393,9 @@ def release_held(ctx: EventContext, key: str, token_id: str | None, res: Resolut
     announce(ctx, state)
 
 
-def _object_hook(ctx: EventContext, obj: objects.ObjectState, token_id: str | None,
-                 res: Resolution) -> None:
+def _object_hook(
+    ctx: EventContext, obj: objects.ObjectState, token_id: str | None, res: Resolution
+) -> None:
     if obj.hook_ref:
         release_held(ctx, obj.hook_ref, token_id, res)
 

@@ -58,22 +58,47 @@ def _nearby(ctx: EventContext, params: ByToken, token: Token) -> list[tuple[Plac
     return found
 
 
-def _check_card(ctx: EventContext, token: Token, label: str, total: int, found: list[str],
-                gm_lines: list[str], title: str, roll_json: dict[str, object]) -> None:
+def _check_card(
+    ctx: EventContext,
+    token: Token,
+    label: str,
+    total: int,
+    found: list[str],
+    gm_lines: list[str],
+    title: str,
+    roll_json: dict[str, object],
+) -> None:
     """The searcher's owners see their roll and what they found; the GM sees the DCs."""
     lines = [{"text": ctx.t("trap.search.line", name=token.name, label=label, total=total)}]
     lines += [{"text": text} for text in found] or [{"text": ctx.t("trap.search.nothing")}]
-    ctx.render("generic.html.j2", title=title, visibility="owners", owners_of=[token.id],
-               rolls=[roll_json], lines=lines)
-    ctx.render("generic.html.j2", title=title, visibility="gm", rolls=[roll_json],
-               lines=lines[:1] + [{"text": g} for g in gm_lines])
+    ctx.render(
+        "generic.html.j2",
+        title=title,
+        visibility="owners",
+        owners_of=[token.id],
+        rolls=[roll_json],
+        lines=lines,
+    )
+    ctx.render(
+        "generic.html.j2",
+        title=title,
+        visibility="gm",
+        rolls=[roll_json],
+        lines=lines[:1] + [{"text": g} for g in gm_lines],
+    )
 
 
 def _skill_action(ctx: EventContext, params: ByToken, skill: Literal["prc", "inv", "arc"]) -> None:
     token = get_token(ctx.state, params.scene_id, params.token_id)
     creature = creature_of(token)
-    result = ability_check(ctx.dice, creature, "wis" if skill == "prc" else "int", None,
-                           skill=skill, ruleset=ctx.ruleset)
+    result = ability_check(
+        ctx.dice,
+        creature,
+        "wis" if skill == "prc" else "int",
+        None,
+        skill=skill,
+        ruleset=ctx.ruleset,
+    )
     found: list[str] = []
     gm_lines: list[str] = []
     for item, trap in _nearby(ctx, params, token):
@@ -81,8 +106,11 @@ def _skill_action(ctx: EventContext, params: ByToken, skill: Literal["prc", "inv
         if skill == "prc":
             dc = det.dc if det.skill == "prc" else None
         elif skill == "inv":
-            dc = det.investigate_dc if det.investigate_dc is not None else (
-                det.dc if det.skill == "inv" else None)
+            dc = (
+                det.investigate_dc
+                if det.investigate_dc is not None
+                else (det.dc if det.skill == "inv" else None)
+            )
         else:
             dc = det.arcana_dc if trap.kind == "magic" else None
         if dc is None:
@@ -148,10 +176,19 @@ def detect_magic(ctx: EventContext, params: ByToken) -> None:
             state.noticed_by.append(creature.id)
         announce(ctx, state)
     title = ctx.t("trap.detect_magic.title", name=token.name)
-    ctx.render("generic.html.j2", title=title, visibility="owners", owners_of=[token.id],
-               lines=[{"text": t} for t in lines] or [{"text": ctx.t("trap.detect_magic.none")}])
-    ctx.render("generic.html.j2", title=title, visibility="gm",
-               lines=[{"text": t} for t in lines] or [{"text": ctx.t("trap.detect_magic.none")}])
+    ctx.render(
+        "generic.html.j2",
+        title=title,
+        visibility="owners",
+        owners_of=[token.id],
+        lines=[{"text": t} for t in lines] or [{"text": ctx.t("trap.detect_magic.none")}],
+    )
+    ctx.render(
+        "generic.html.j2",
+        title=title,
+        visibility="gm",
+        lines=[{"text": t} for t in lines] or [{"text": ctx.t("trap.detect_magic.none")}],
+    )
 
 
 class Disarm(OnTrap):
@@ -181,12 +218,21 @@ def disarm(ctx: EventContext, params: Disarm) -> None:
     if state.status in ("disarmed", "destroyed"):
         raise RuleError("that trap is already disarmed")
     bonus = params.bonus + creature.skills.get("thieves_tools", 0)
-    result = ability_check(ctx.dice, creature, option.ability, option.dc, skill=option.skill,
-                           ruleset=ctx.ruleset, disadvantage=disadvantage, bonus=bonus)
+    result = ability_check(
+        ctx.dice,
+        creature,
+        option.ability,
+        option.dc,
+        skill=option.skill,
+        ruleset=ctx.ruleset,
+        disadvantage=disadvantage,
+        bonus=bonus,
+    )
     res = Resolution()
     verdict = ctx.t("term.success") if result.success else ctx.t("term.failure")
-    res.say(ctx.t("trap.disarm.line", name=token.name, total=result.total, result=verdict),
-            result.roll)
+    res.say(
+        ctx.t("trap.disarm.line", name=token.name, total=result.total, result=verdict), result.roll
+    )
     if disadvantage:
         res.say(ctx.t("trap.disarm.edged"))
     res.say_gm(ctx.t("trap.disarm.gm", trap=trap_name(ctx, trap), dc=option.dc))
@@ -199,8 +245,14 @@ def disarm(ctx: EventContext, params: Disarm) -> None:
     publish(ctx, res, title=title)
     announce(ctx, edited)
     if not result.success and option.failure_triggers:
-        fire(ctx, scene_traps(ctx, params.scene_id), item, trap, trigger_token=token,
-             cause=ctx.t("trap.cause.failed_disarm"))
+        fire(
+            ctx,
+            scene_traps(ctx, params.scene_id),
+            item,
+            trap,
+            trigger_token=token,
+            cause=ctx.t("trap.cause.failed_disarm"),
+        )
 
 
 class BypassParams(OnTrap):
@@ -223,12 +275,15 @@ def bypass(ctx: EventContext, params: BypassParams) -> None:
         if params.token_id is None:
             raise RuleError("dispel magic needs the caster's token_id")
         caster = get_token(ctx.state, params.scene_id, params.token_id)
-        result = ability_check(ctx.dice, creature_of(caster), params.ability, choice.dc,
-                               ruleset=ctx.ruleset)
+        result = ability_check(
+            ctx.dice, creature_of(caster), params.ability, choice.dc, ruleset=ctx.ruleset
+        )
         success = result.success
         verdict = ctx.t("term.success") if success else ctx.t("term.failure")
-        res.say(ctx.t("trap.bypass.dispel_line", name=caster.name, total=result.total,
-                      result=verdict), result.roll)
+        res.say(
+            ctx.t("trap.bypass.dispel_line", name=caster.name, total=result.total, result=verdict),
+            result.roll,
+        )
         res.say_gm(ctx.t("card.dc", dc=choice.dc))
     state = edit(ctx, params.scene_id, params.region_id, trap.id)
     if success:
@@ -240,8 +295,12 @@ def bypass(ctx: EventContext, params: BypassParams) -> None:
         res.say(ctx.t(f"trap.bypass.done.{choice.id}"))
     else:
         res.say(ctx.t("trap.bypass.failed"))
-    publish(ctx, res, title=ctx.t("trap.bypass.title", name=public_name(ctx, trap, state)),
-            gm_title=ctx.t("trap.bypass.title", name=trap_name(ctx, trap)))
+    publish(
+        ctx,
+        res,
+        title=ctx.t("trap.bypass.title", name=public_name(ctx, trap, state)),
+        gm_title=ctx.t("trap.bypass.title", name=trap_name(ctx, trap)),
+    )
     announce(ctx, state)
 
 
@@ -254,8 +313,14 @@ def trigger(ctx: EventContext, params: TriggerParams) -> None:
     """Set a trap off on purpose (knocking the beam over) or because the GM says so."""
     item, trap = placed(ctx, params.scene_id, params.region_id)
     token = get_token(ctx.state, params.scene_id, params.token_id) if params.token_id else None
-    if not fire(ctx, scene_traps(ctx, params.scene_id), item, trap, trigger_token=token,
-                cause=ctx.t("trap.cause.action")):
+    if not fire(
+        ctx,
+        scene_traps(ctx, params.scene_id),
+        item,
+        trap,
+        trigger_token=token,
+        cause=ctx.t("trap.cause.action"),
+    ):
         raise RuleError("that trap is not armed")
 
 
@@ -267,8 +332,12 @@ def arm(ctx: EventContext, params: OnTrap) -> None:
     state.status = "armed"
     state.plugged = False
     state.rearm_round = state.rearm_combat = state.rearm_time = None
-    ctx.render("text.html.j2", title=trap_name(ctx, trap), visibility="gm",
-               text=ctx.t("trap.status_now.armed"))
+    ctx.render(
+        "text.html.j2",
+        title=trap_name(ctx, trap),
+        visibility="gm",
+        text=ctx.t("trap.status_now.armed"),
+    )
     announce(ctx, state)
 
 
@@ -278,9 +347,12 @@ def reveal(ctx: EventContext, params: OnTrap) -> None:
     _item, trap = placed(ctx, params.scene_id, params.region_id)
     state = edit(ctx, params.scene_id, params.region_id, trap.id)
     state.revealed = True
-    ctx.render("text.html.j2", title=trap_name(ctx, trap),
-               data={"revealed": {"scene_id": params.scene_id, "region_id": params.region_id}},
-               text=ctx.t("trap.reveal.text", trap=trap_name(ctx, trap)))
+    ctx.render(
+        "text.html.j2",
+        title=trap_name(ctx, trap),
+        data={"revealed": {"scene_id": params.scene_id, "region_id": params.region_id}},
+        text=ctx.t("trap.reveal.text", trap=trap_name(ctx, trap)),
+    )
     announce(ctx, state)
 
 
@@ -303,8 +375,16 @@ def escape(ctx: EventContext, params: Escape) -> None:
     result = ability_check(ctx.dice, creature_of(actor), "str", dc, ruleset=ctx.ruleset)
     res = Resolution()
     verdict = ctx.t("term.success") if result.success else ctx.t("term.failure")
-    res.say(ctx.t("card.check.line", name=actor.name, label=ctx.t("ability.str"),
-                  total=result.total, result=verdict), result.roll)
+    res.say(
+        ctx.t(
+            "card.check.line",
+            name=actor.name,
+            label=ctx.t("ability.str"),
+            total=result.total,
+            result=verdict,
+        ),
+        result.roll,
+    )
     res.say_gm(ctx.t("card.dc", dc=dc))
     if result.success:
         release_held(ctx, trap_key(params.scene_id, params.region_id), params.token_id, res)
@@ -336,8 +416,16 @@ def open_lid(ctx: EventContext, params: OpenLid) -> None:
     result = ability_check(ctx.dice, creature, ability, dc, ruleset=ctx.ruleset, bonus=bonus)
     res = Resolution()
     verdict = ctx.t("term.success") if result.success else ctx.t("term.failure")
-    res.say(ctx.t("card.check.line", name=token.name, label=ctx.t(f"ability.{ability}"),
-                  total=result.total, result=verdict), result.roll)
+    res.say(
+        ctx.t(
+            "card.check.line",
+            name=token.name,
+            label=ctx.t(f"ability.{ability}"),
+            total=result.total,
+            result=verdict,
+        ),
+        result.roll,
+    )
     res.say_gm(ctx.t("card.dc", dc=dc))
     if result.success:
         res.say(ctx.t("trap.after.lid_open"))
@@ -358,6 +446,10 @@ def build_generic(ctx: EventContext, params: Generic) -> None:
         damage=numbers["damage"],
         type=ctx.t(f"damage_type.{params.damage_type}"),
     )
-    ctx.render("text.html.j2", title=ctx.t("trap.build.title"), visibility="gm", text=text,
-               data={"generic": params.model_dump(), "derived": numbers})
-
+    ctx.render(
+        "text.html.j2",
+        title=ctx.t("trap.build.title"),
+        visibility="gm",
+        text=text,
+        data={"generic": params.model_dump(), "derived": numbers},
+    )

@@ -4,6 +4,7 @@ move's path crosses (in path order), and who stands in a trap's effect area."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sidecar.engine import EventContext, RuleError
@@ -170,8 +171,16 @@ def crossings(
     pad = max(foot.width, foot.height)
     hits: dict[str, Hit] = {}
 
-    def consider(key: str, a: Vec, b: Vec, seg: int, travelled: float, length: float,
-                 elevation: float, airborne: bool) -> None:
+    def consider(
+        key: str,
+        a: Vec,
+        b: Vec,
+        seg: int,
+        travelled: float,
+        length: float,
+        elevation: float,
+        airborne: bool,
+    ) -> None:
         if key in hits:
             return
         item = traps.traps[key]
@@ -192,8 +201,16 @@ def crossings(
             return []
         end = points[-1]
         for key in traps.index.query(Box.of_points([end]).expand(pad)):
-            consider(key, end, end, len(points) - 1, 0.0, 0.0, path[-1].elevation,
-                     path[-1].action in AIR_ACTIONS)
+            consider(
+                key,
+                end,
+                end,
+                len(points) - 1,
+                0.0,
+                0.0,
+                path[-1].elevation,
+                path[-1].action in AIR_ACTIONS,
+            )
         return sorted(hits.values(), key=lambda h: h.distance)
 
     start = points[0]
@@ -297,10 +314,15 @@ def in_area(
 
 
 def near_path(
-    traps: SceneTraps, token: Token, path: list[Waypoint], radius_ft: float
+    traps: SceneTraps,
+    token: Token,
+    path: list[Waypoint],
+    radius_ft: float,
+    wanted: Callable[[str], bool] | None = None,
 ) -> list[tuple[str, Vec]]:
     """Traps within ``radius_ft`` of the path and in sight from somewhere on it: pairs of
-    (region id, the point of the path the token saw it from)."""
+    (region id, the point of the path the token saw it from). ``wanted`` filters the
+    candidates before any geometry (e.g. traps this creature could notice at all)."""
     grid = traps.scene.grid
     foot = Footprint.of(token, grid)
     radius = feet_to_px(radius_ft, grid)
@@ -309,9 +331,13 @@ def near_path(
     pad = radius + max(foot.width, foot.height)
     segments = list(zip(points, points[1:], strict=False)) or [(points[0], points[0])]
     found: dict[str, Vec] = {}
+    skipped: set[str] = set()
     for a, b in segments:
         for key in traps.index.query_segment(a, b, pad):
-            if key in found:
+            if key in found or key in skipped:
+                continue
+            if wanted is not None and not wanted(key):
+                skipped.add(key)
                 continue
             area = traps.traps[key].trigger
             if not area.overlaps(sweep(foot, a, b, grow=radius)):

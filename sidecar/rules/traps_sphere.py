@@ -32,7 +32,9 @@ def _track(item: PlacedTrap) -> list[Vec]:
 
 
 def track_length(points: list[Vec]) -> float:
-    return sum(math.hypot(b[0] - a[0], b[1] - a[1]) for a, b in zip(points, points[1:], strict=False))
+    return sum(
+        math.hypot(b[0] - a[0], b[1] - a[1]) for a, b in zip(points, points[1:], strict=False)
+    )
 
 
 def point_at(points: list[Vec], distance: float) -> Vec:
@@ -63,8 +65,15 @@ def _rolled_over(points: list[Vec], start: float, end: float, size: float, step:
     for k in range(1, samples + 1):
         here = point_at(points, start + (end - start) * k / samples)
         foot = Footprint(size, size)
-        corners.append(ConvexPrim(sweep(foot, (prev[0] - size / 2, prev[1] - size / 2),
-                                        (here[0] - size / 2, here[1] - size / 2))))
+        corners.append(
+            ConvexPrim(
+                sweep(
+                    foot,
+                    (prev[0] - size / 2, prev[1] - size / 2),
+                    (here[0] - size / 2, here[1] - size / 2),
+                )
+            )
+        )
         prev = here
     return Area(solids=list(corners))
 
@@ -137,16 +146,27 @@ def roll_on(ctx: EventContext, key: str, current: TrapState) -> None:
         corners = Footprint.of(token, grid).corners(token.x, token.y)
         if covered.overlaps(corners) and not before.overlaps(corners):
             hit.append(Target.of(token, current.scene_id))
-    res = resolve(ctx, trap.complex.effects, hit, source_id=key, source_name=trap_name(ctx, trap),
-                  variables={"condition_source": key})
+    res = resolve(
+        ctx,
+        trap.complex.effects,
+        hit,
+        source_id=key,
+        source_name=trap_name(ctx, trap),
+        variables={"condition_source": key},
+    )
     sphere.position_ft = end_ft
     intro = ctx.t("trap.sphere.rolls", distance=round(end_ft - begin_ft))
     if not hit:
         res.say(ctx.t("trap.sphere.hits_nobody"))
     if end_ft >= total_ft - 1e-6:
         _stop(ctx, state, res, ctx.t("trap.sphere.end_of_track"))
-    publish(ctx, res, title=trap_name(ctx, trap), intro=intro,
-            data={"sphere": {"position_ft": end_ft, "region_id": state.region_id}})
+    publish(
+        ctx,
+        res,
+        title=trap_name(ctx, trap),
+        intro=intro,
+        data={"sphere": {"position_ft": end_ft, "region_id": state.region_id}},
+    )
     announce(ctx, state)
 
 
@@ -191,11 +211,20 @@ def entering(ctx: EventContext, traps: SceneTraps, token: Token, path: list[Wayp
         trap = placed(ctx, st.scene_id, st.region_id)[1]
         assert trap.complex is not None
         current = ctx.state.get(f"token:{traps.scene.id}:{token.id}", Token) or token
-        res = resolve(ctx, trap.complex.effects, [Target.of(current, traps.scene.id)],
-                      source_id=key, source_name=trap_name(ctx, trap),
-                      variables={"condition_source": key})
-        publish(ctx, res, title=trap_name(ctx, trap),
-                intro=ctx.t("trap.sphere.entered", name=token.name))
+        res = resolve(
+            ctx,
+            trap.complex.effects,
+            [Target.of(current, traps.scene.id)],
+            source_id=key,
+            source_name=trap_name(ctx, trap),
+            variables={"condition_source": key},
+        )
+        publish(
+            ctx,
+            res,
+            title=trap_name(ctx, trap),
+            intro=ctx.t("trap.sphere.entered", name=token.name),
+        )
 
 
 class SlowSphere(Strict):
@@ -211,7 +240,12 @@ def slow_sphere(ctx: EventContext, params: SlowSphere) -> None:
     traps = scene_traps(ctx, params.scene_id)
     key = trap_key(params.scene_id, params.region_id)
     current = ctx.state.get(key, TrapState)
-    if trap.complex is None or current is None or current.sphere is None or not current.sphere.rolling:
+    if (
+        trap.complex is None
+        or current is None
+        or current.sphere is None
+        or not current.sphere.rolling
+    ):
         raise RuleError("that trap is not rolling")
     token = get_token(ctx.state, params.scene_id, params.token_id)
     if token.creature is None:
@@ -220,15 +254,25 @@ def slow_sphere(ctx: EventContext, params: SlowSphere) -> None:
     area = _sphere_area(ctx, traps, current)
     foot = Footprint.of(token, grid)
     reach = feet_to_px(5, grid)
-    if area is None or not area.overlaps(sweep(foot, (token.x, token.y), (token.x, token.y),
-                                               grow=reach)):
+    if area is None or not area.overlaps(
+        sweep(foot, (token.x, token.y), (token.x, token.y), grow=reach)
+    ):
         raise RuleError(f"{token.name} is not within 5 ft of the sphere")
-    result = ability_check(ctx.dice, token.creature, "str", trap.complex.slow_dc,
-                           ruleset=ctx.ruleset)
+    result = ability_check(
+        ctx.dice, token.creature, "str", trap.complex.slow_dc, ruleset=ctx.ruleset
+    )
     res = Resolution()
     outcome = ctx.t("term.success") if result.success else ctx.t("term.failure")
-    res.say(ctx.t("card.check.line", name=token.name, label=ctx.t("ability.str"),
-                  total=result.total, result=outcome), result.roll)
+    res.say(
+        ctx.t(
+            "card.check.line",
+            name=token.name,
+            label=ctx.t("ability.str"),
+            total=result.total,
+            result=outcome,
+        ),
+        result.roll,
+    )
     res.say_gm(ctx.t("card.dc", dc=trap.complex.slow_dc))
     state = edit(ctx, params.scene_id, params.region_id, current.trap_id)
     assert state.sphere is not None
@@ -238,7 +282,5 @@ def slow_sphere(ctx: EventContext, params: SlowSphere) -> None:
             _stop(ctx, state, res, ctx.t("trap.sphere.stopped"))
         else:
             res.say(ctx.t("trap.sphere.slowed", speed=round(state.sphere.speed_ft)))
-    publish(ctx, res, title=trap_name(ctx, trap),
-            intro=ctx.t("trap.sphere.brace", name=token.name))
+    publish(ctx, res, title=trap_name(ctx, trap), intro=ctx.t("trap.sphere.brace", name=token.name))
     announce(ctx, state)
-
