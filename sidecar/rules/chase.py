@@ -20,7 +20,7 @@ from sidecar.rules import chase_effects  # noqa: F401  (registers the chase effe
 from sidecar.rules.chase_content import EscapeFactorDef, text_in
 from sidecar.rules.chase_engine import (
     check_end,
-    creature_for,
+    creature_view,
     end_round,
     finish,
     fresh_chase_id,
@@ -639,6 +639,6 @@ def _rest(ctx: EventContext, event: RestCompleted) -> None:
 
 def _is_actor(ctx: EventContext, p: Participant, actor_id: str) -> bool:
     try:
-        return creature_for(ctx, p).id == actor_id
+        return creature_view(ctx, p).id == actor_id
     except RuleError:
         return False

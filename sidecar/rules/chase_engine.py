@@ -91,6 +91,17 @@ def creature_for(ctx: EventContext, p: Participant) -> Creature:
     raise RuleError(f"{p.name!r} has no creature snapshot")
 
 
+def creature_view(ctx: EventContext, p: Participant) -> Creature:
+    """The participant's creature for reading only (no copy: never change it)."""
+    if p.token_id and p.scene_id:
+        token = ctx.state.get(token_key(p.scene_id, p.token_id), Token)
+        if token is not None and token.creature is not None:
+            return token.creature
+    if p.creature is not None:
+        return p.creature
+    raise RuleError(f"{p.name!r} has no creature snapshot")
+
+
 def target_for(ctx: EventContext, p: Participant) -> Target:
     return Target(creature_for(ctx, p), p.token_id, p.scene_id)
 
@@ -203,7 +214,7 @@ def state_data(ctx: EventContext, chase: ChaseDoc) -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
     for p in chase.order():
         try:
-            creature: Creature | None = creature_for(ctx, p)
+            creature: Creature | None = creature_view(ctx, p)
         except RuleError:
             creature = None
         rows.append(
@@ -598,7 +609,7 @@ def _offer_catches(ctx: EventContext, chase: ChaseDoc, pursuer: Participant) -> 
 
 
 def escape_threshold(ctx: EventContext, chase: ChaseDoc) -> int | None:
-    scores = [creature_for(ctx, p).passive_perception for p in chase.active("pursuer")]
+    scores = [creature_view(ctx, p).passive_perception for p in chase.active("pursuer")]
     return max(scores) if scores else None
 
 
@@ -608,9 +619,14 @@ def end_round(ctx: EventContext, chase: ChaseDoc) -> None:
     res = Resolution()
     threshold = escape_threshold(ctx, chase)
     finished_round = chase.round
+    within_reach = {o.quarry for o in chase.offers}
     if threshold is not None:
         for quarry in chase.active("quarry"):
-            creature = creature_for(ctx, quarry)
+            creature = creature_view(ctx, quarry)
+            if quarry.id in within_reach:
+                # a pursuer stands beside it waiting for the GM's word: no slipping away
+                res.say(ctx.t("chase.line.within_reach", name=quarry.name))
+                continue
             if quarry.in_sight and quarry.seen_all_round:
                 res.say(ctx.t("chase.line.in_sight", name=quarry.name))
                 continue

@@ -471,11 +471,11 @@ def simulate(setup: SimSetup, trials: int, rounds: int, seed: int) -> dict[str, 
 
 
 def setup_from_chase(ctx: EventContext, chase: ChaseDoc) -> SimSetup:
-    from sidecar.rules.chase_engine import creature_for, table_of
+    from sidecar.rules.chase_engine import creature_view, table_of
 
     people: list[SimParticipant] = []
     for p in chase.active():
-        creature = creature_for(ctx, p)
+        creature = creature_view(ctx, p)
         mode = (1 if any(f.mode > 0 for f in p.factors) else 0) - (
             1 if any(f.mode < 0 for f in p.factors) else 0
         )
