@@ -24,14 +24,21 @@ from sidecar.rules.chase_content import ChaseTable  # noqa: E402
 from sidecar.rules.chase_odds import SimParticipant, SimSetup, simulate  # noqa: E402
 
 
-def creature(cid: str, *, speed: int, stealth: int = 0, passive: int = 10, con: int = 0,
-             dex: int = 0) -> Creature:
-    return Creature.model_validate({
-        "id": cid, "name": cid, "hp": {"value": 20, "max": 20}, "speed": speed,
-        "abilities": {"str": 0, "dex": dex, "con": con, "int": 0, "wis": 1, "cha": 0},
-        "saves": {"str": 0, "dex": dex, "con": con, "int": 0, "wis": 1, "cha": 0},
-        "skills": {"ste": stealth}, "passive_perception": passive,
-    })
+def creature(
+    cid: str, *, speed: int, stealth: int = 0, passive: int = 10, con: int = 0, dex: int = 0
+) -> Creature:
+    return Creature.model_validate(
+        {
+            "id": cid,
+            "name": cid,
+            "hp": {"value": 20, "max": 20},
+            "speed": speed,
+            "abilities": {"str": 0, "dex": dex, "con": con, "int": 0, "wis": 1, "cha": 0},
+            "saves": {"str": 0, "dex": dex, "con": con, "int": 0, "wis": 1, "cha": 0},
+            "skills": {"ste": stealth},
+            "passive_perception": passive,
+        }
+    )
 
 
 def demo_setup(table_id: str = "urban", *, long: bool = False) -> SimSetup:
@@ -42,13 +49,31 @@ def demo_setup(table_id: str = "urban", *, long: bool = False) -> SimSetup:
     assert table is not None
     stealth = -30 if long else 7
     people = [
-        SimParticipant("thief", "Thief", True,
-                       creature("thief", speed=60 if long else 30, stealth=stealth, dex=4),
-                       initiative=18, position=60, free_dashes=4),
-        SimParticipant("aria", "Aria", False, creature("aria", speed=30, passive=14, con=1),
-                       initiative=15, free_dashes=4),
-        SimParticipant("borin", "Borin", False, creature("borin", speed=25, passive=11, con=3),
-                       initiative=8, free_dashes=6),
+        SimParticipant(
+            "thief",
+            "Thief",
+            True,
+            creature("thief", speed=60 if long else 30, stealth=stealth, dex=4),
+            initiative=18,
+            position=60,
+            free_dashes=4,
+        ),
+        SimParticipant(
+            "aria",
+            "Aria",
+            False,
+            creature("aria", speed=30, passive=14, con=1),
+            initiative=15,
+            free_dashes=4,
+        ),
+        SimParticipant(
+            "borin",
+            "Borin",
+            False,
+            creature("borin", speed=25, passive=11, con=3),
+            initiative=8,
+            free_dashes=6,
+        ),
     ]
     return SimSetup(participants=people, table=table)
 
@@ -86,16 +111,24 @@ def main() -> int:
         chases_per_s = args.trials / best
         worst = max(worst, 10_000 / chases_per_s)
         thief = result["thief"]
-        print(f"[{label}] table {args.table}: {args.trials} chases of up to 10 rounds, "
-              f"best of {args.repeat}: {best * 1000:.0f} ms")
+        print(
+            f"[{label}] table {args.table}: {args.trials} chases of up to 10 rounds, "
+            f"best of {args.repeat}: {best * 1000:.0f} ms"
+        )
         print(f"  simulated chases per second: {chases_per_s:,.0f}")
-        print(f"  ratio to the baseline: {chases_per_s / d20_per_s:.4f} "
-              f"(one simulated chase costs {d20_per_s / chases_per_s:.1f} d20 rolls)")
-        print(f"  thief escapes within 1/3/10 rounds: {thief['escape']['1']:.3f} / "
-              f"{thief['escape']['3']:.3f} / {thief['escape']['10']:.3f}; "
-              f"caught within 10: {thief['caught']['10']:.3f}")
-    print(f"10,000 chases in under a second, worst case: {'yes' if worst < 1 else 'NO'} "
-          f"({worst * 1000:.0f} ms)")
+        print(
+            f"  ratio to the baseline: {chases_per_s / d20_per_s:.4f} "
+            f"(one simulated chase costs {d20_per_s / chases_per_s:.1f} d20 rolls)"
+        )
+        print(
+            f"  thief escapes within 1/3/10 rounds: {thief['escape']['1']:.3f} / "
+            f"{thief['escape']['3']:.3f} / {thief['escape']['10']:.3f}; "
+            f"caught within 10: {thief['caught']['10']:.3f}"
+        )
+    print(
+        f"10,000 chases in under a second, worst case: {'yes' if worst < 1 else 'NO'} "
+        f"({worst * 1000:.0f} ms)"
+    )
     return 0
 
 

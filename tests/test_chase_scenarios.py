@@ -31,8 +31,12 @@ NONE = 12  # an urban d12 face without a complication
 async def full_round(client: SidecarClient, n: int, chase_id: str = "c1", **params: Any) -> Any:
     result = None
     for _ in range(n):
-        result = await turn(client, chase_id, complication_roll=params.get("roll", NONE),
-                            **{k: v for k, v in params.items() if k != "roll"})
+        result = await turn(
+            client,
+            chase_id,
+            complication_roll=params.get("roll", NONE),
+            **{k: v for k, v in params.items() if k != "roll"},
+        )
     return result
 
 
@@ -159,8 +163,9 @@ async def test_complication_hits_the_next_participant_and_wraps(client: SidecarC
 
 
 async def test_a_complication_skips_those_out_of_the_chase(client: SidecarClient) -> None:
-    await scene(client, runner("thief", save=-50), runner("aria", save=-50),
-                runner("borin", save=-50))
+    await scene(
+        client, runner("thief", save=-50), runner("aria", save=-50), runner("borin", save=-50)
+    )
     await start(client, ["thief"], ["aria", "borin"], distance_ft=300)
     await gm(client, "chase.give_up", chase_id="c1", side="pursuers", token_ids=["aria"])
     result = await turn(client, complication_roll=4)
@@ -240,8 +245,9 @@ async def test_each_complication_of_both_tables(
     result = await turn(client, complication_roll=face)  # the thief rolls, aria is hit
     kinds = _fact_kinds(result)
     if "attack" in expected:
-        hit = [f for c in result.cards for f in c["data"].get("facts", [])
-               if f["fact"] == "attack"][0]["hit"]
+        hit = [
+            f for c in result.cards for f in c["data"].get("facts", []) if f["fact"] == "attack"
+        ][0]["hit"]
         if hit:
             expected = expected | {"damage"}
     assert expected <= kinds, (expected - kinds, kinds)
@@ -333,8 +339,9 @@ async def test_escape_needs_strictly_more_than_the_best_passive_perception(
         chase_no += 1
         assert chase_no < 200, "no tie and no escape in 200 chases"
         cid = f"s{chase_no}"
-        await start(client, ["thief"], ["aria", "borin"], chase_id=cid, distance_ft=2000,
-                    in_sight=False)
+        await start(
+            client, ["thief"], ["aria", "borin"], chase_id=cid, distance_ft=2000, in_sight=False
+        )
         for _ in range(3):
             result = await turn(client, cid, complication_roll=NONE, dash=False)
         checks += facts(result, "escape_check")
@@ -398,8 +405,13 @@ async def test_escape_factors_give_advantage_disadvantage_or_cancel(
 
 async def test_exhaustion_gives_disadvantage_on_the_stealth_check(client: SidecarClient) -> None:
     await scene(client, runner("thief", stealth=3, exhaustion=1), runner("aria", passive=12))
-    await start(client, [{"token_id": "thief", "initiative": 20, "factors": ["crowded"]}],
-                ["aria"], distance_ft=300, in_sight=False)
+    await start(
+        client,
+        [{"token_id": "thief", "initiative": 20, "factors": ["crowded"]}],
+        ["aria"],
+        distance_ft=300,
+        in_sight=False,
+    )
     result = await full_round(client, 2, dash=False)
     end_card = [c for c in result.cards if "end of round" in c["title"]][0]
     assert end_card["rolls"][0]["formula"].startswith("1d20")  # advantage + exhaustion cancel
@@ -461,8 +473,9 @@ async def test_the_quarry_moving_away_withdraws_the_offer(client: SidecarClient)
     assert chase_state(moved)["offers"] == []
     late = await gm(client, "chase.catch", chase_id="c1", pursuer="aria", quarry="thief")
     assert late.reply["type"] == "error"
-    forced = await gm(client, "chase.catch", chase_id="c1", pursuer="aria", quarry="thief",
-                      force=True)
+    forced = await gm(
+        client, "chase.catch", chase_id="c1", pursuer="aria", quarry="thief", force=True
+    )
     assert forced.ok
 
 
@@ -494,12 +507,19 @@ async def test_quarries_giving_up_end_the_chase(client: SidecarClient) -> None:
 async def test_split_keeps_initiative_and_tracks_distances_separately(
     client: SidecarClient,
 ) -> None:
-    await scene(client, runner("thief", speed=30), runner("fence", speed=40),
-                runner("aria", speed=30), runner("borin", speed=25))
+    await scene(
+        client,
+        runner("thief", speed=30),
+        runner("fence", speed=40),
+        runner("aria", speed=30),
+        runner("borin", speed=25),
+    )
     await start(client, ["thief", "fence"], ["aria", "borin"], distance_ft=60)
     await full_round(client, 4)
     result = await gm(
-        client, "chase.split", chase_id="c1",
+        client,
+        "chase.split",
+        chase_id="c1",
         groups=[
             {"chase_id": "north", "quarries": ["thief"], "pursuers": ["aria"]},
             {"chase_id": "south", "quarries": ["fence"], "pursuers": ["borin"]},
@@ -522,23 +542,38 @@ async def test_split_keeps_initiative_and_tracks_distances_separately(
 async def test_split_group_without_pursuers_gets_away(client: SidecarClient) -> None:
     await scene(client, runner("thief"), runner("fence"), runner("aria"))
     await start(client, ["thief", "fence"], ["aria"])
-    result = await gm(client, "chase.split", chase_id="c1", groups=[
-        {"chase_id": "a", "quarries": ["thief"], "pursuers": ["aria"]},
-        {"chase_id": "b", "quarries": ["fence"]},
-    ])
+    result = await gm(
+        client,
+        "chase.split",
+        chase_id="c1",
+        groups=[
+            {"chase_id": "a", "quarries": ["thief"], "pursuers": ["aria"]},
+            {"chase_id": "b", "quarries": ["fence"]},
+        ],
+    )
     assert chase_state(result, "b")["end_reason"] == "all_escaped"
-    missing = await gm(client, "chase.split", chase_id="a", groups=[
-        {"quarries": ["thief"], "pursuers": []}, {"quarries": ["thief"]}])
+    missing = await gm(
+        client,
+        "chase.split",
+        chase_id="a",
+        groups=[{"quarries": ["thief"], "pursuers": []}, {"quarries": ["thief"]}],
+    )
     assert missing.reply["type"] == "error"
 
 
 async def test_role_reversal_runs_two_chases_at_once(client: SidecarClient) -> None:
-    await scene(client, runner("thief"), runner("aria"), runner("borin"),
-                runner("thug", speed=30, dex=3))
+    await scene(
+        client, runner("thief"), runner("aria"), runner("borin"), runner("thug", speed=30, dex=3)
+    )
     await start(client, ["thief"], ["aria", "borin"], distance_ft=60)
     reversed_ = await gm(
-        client, "chase.reverse", chase_id="c1", new_chase_id="guild", quarries=["aria"],
-        pursuers=[{"token_id": "thug"}], distance_ft=40,
+        client,
+        "chase.reverse",
+        chase_id="c1",
+        new_chase_id="guild",
+        quarries=["aria"],
+        pursuers=[{"token_id": "thug"}],
+        distance_ft=40,
     )
     assert reversed_.ok, reversed_.reply
     guild = chase_state(reversed_, "guild")
@@ -547,7 +582,9 @@ async def test_role_reversal_runs_two_chases_at_once(client: SidecarClient) -> N
     thug = person(guild, "thug")
     assert thug["role"] == "pursuer"
     rolled = ops(reversed_, "initiative.set")
-    assert rolled and rolled[0]["token_id"] == "thug" and rolled[0]["initiative"] == thug["initiative"]
+    assert (
+        rolled and rolled[0]["token_id"] == "thug" and rolled[0]["initiative"] == thug["initiative"]
+    )
     assert guild["distances"] == {"aria": 40}
     original = chase_state(reversed_, "c1")
     assert original["status"] == "running"
@@ -561,36 +598,53 @@ async def test_the_quarry_turns_on_its_pursuers(client: SidecarClient) -> None:
     await scene(client, runner("thief"), runner("aria"), runner("thug"))
     await start(client, ["thief"], ["aria"])
     result = await gm(
-        client, "chase.reverse", chase_id="c1", new_chase_id="turned", quarries=["aria"],
+        client,
+        "chase.reverse",
+        chase_id="c1",
+        new_chase_id="turned",
+        quarries=["aria"],
         pursuers=[{"token_id": "thief"}, {"token_id": "thug", "initiative": 5}],
         end_original=True,
     )
     assert chase_state(result, "c1")["status"] == "ended"
     turned = chase_state(result, "turned")
     assert {p["id"]: p["role"] for p in turned["participants"]} == {
-        "thief": "pursuer", "aria": "quarry", "thug": "pursuer"}
+        "thief": "pursuer",
+        "aria": "quarry",
+        "thug": "pursuer",
+    }
 
 
 async def test_join_rolls_initiative_for_new_arrivals(client: SidecarClient) -> None:
     await scene(client, runner("thief"), runner("aria"), runner("thug", dex=2))
     await start(client, ["thief"], ["aria"], distance_ft=60)
-    result = await gm(client, "chase.join", chase_id="c1",
-                      participants=[{"token_id": "thug", "role": "pursuer", "distance_ft": 10}])
+    result = await gm(
+        client,
+        "chase.join",
+        chase_id="c1",
+        participants=[{"token_id": "thug", "role": "pursuer", "distance_ft": 10}],
+    )
     state = chase_state(result)
     thug = person(state, "thug")
     assert thug["position_ft"] == -10
     assert ops(result, "initiative.set")[0]["initiative"] == thug["initiative"]
     assert "rolls initiative" in texts(result)
-    again = await gm(client, "chase.join", chase_id="c1",
-                     participants=[{"token_id": "thug", "role": "pursuer"}])
+    again = await gm(
+        client, "chase.join", chase_id="c1", participants=[{"token_id": "thug", "role": "pursuer"}]
+    )
     assert again.reply["type"] == "error"
 
 
 async def test_start_rolls_initiative_for_those_without(client: SidecarClient) -> None:
     await scene(client, runner("thief", dex=4), runner("aria"))
-    result = await gm(client, "chase.start", chase_id="c1", scene_id="chase-scene",
-                      quarries=[{"token_id": "thief"}], pursuers=[{"token_id": "aria",
-                                                                 "initiative": 12}])
+    result = await gm(
+        client,
+        "chase.start",
+        chase_id="c1",
+        scene_id="chase-scene",
+        quarries=[{"token_id": "thief"}],
+        pursuers=[{"token_id": "aria", "initiative": 12}],
+    )
     rolled = ops(result, "initiative.set")
     assert [op["token_id"] for op in rolled] == ["thief"]
     assert 5 <= rolled[0]["initiative"] <= 24
@@ -603,20 +657,42 @@ async def test_combat_turns_drive_the_chase(client: SidecarClient) -> None:
         {"combatant_id": "cb-thief", "token_id": "thief", "initiative": 18},
         {"combatant_id": "cb-aria", "token_id": "aria", "initiative": 11},
     ]
-    await client.send({"type": "combat.start", "combat_id": "fight", "scene_id": "chase-scene",
-                       "combatants": combatants})
-    started = await gm(client, "chase.start", chase_id="c1", scene_id="chase-scene",
-                       combat_id="fight", quarries=[{"token_id": "thief"}],
-                       pursuers=[{"token_id": "aria"}], distance_ft=100, in_sight=False)
+    await client.send(
+        {
+            "type": "combat.start",
+            "combat_id": "fight",
+            "scene_id": "chase-scene",
+            "combatants": combatants,
+        }
+    )
+    started = await gm(
+        client,
+        "chase.start",
+        chase_id="c1",
+        scene_id="chase-scene",
+        combat_id="fight",
+        quarries=[{"token_id": "thief"}],
+        pursuers=[{"token_id": "aria"}],
+        distance_ft=100,
+        in_sight=False,
+    )
     assert not ops(started, "initiative.set")  # known from the combat
     assert person(chase_state(started), "thief")["initiative"] == 18
 
     async def combat_turn(rnd: int, turn_no: int, token: str) -> Any:
-        return await client.send({
-            "type": "combat.turn", "combat_id": "fight",
-            "current": {"round": rnd, "turn": turn_no, "token_id": token,
-                        "combatant_id": f"cb-{token}"},
-            "combatants": combatants})
+        return await client.send(
+            {
+                "type": "combat.turn",
+                "combat_id": "fight",
+                "current": {
+                    "round": rnd,
+                    "turn": turn_no,
+                    "token_id": token,
+                    "combatant_id": f"cb-{token}",
+                },
+                "combatants": combatants,
+            }
+        )
 
     first = await combat_turn(1, 0, "thief")
     assert person(chase_state(first), "thief")["position_ft"] == 160
@@ -633,8 +709,14 @@ async def test_several_chases_in_one_world(client: SidecarClient) -> None:
     b = await turn(client, "two", complication_roll=NONE)
     assert chase_state(a, "one")["table"] == "urban"
     assert chase_state(b, "two")["table"] == "wilderness"
-    duplicate = await gm(client, "chase.start", chase_id="one", scene_id="chase-scene",
-                         quarries=[{"token_id": "thief"}], pursuers=[{"token_id": "aria"}])
+    duplicate = await gm(
+        client,
+        "chase.start",
+        chase_id="one",
+        scene_id="chase-scene",
+        quarries=[{"token_id": "thief"}],
+        pursuers=[{"token_id": "aria"}],
+    )
     assert duplicate.reply["type"] == "error"
 
 
@@ -684,12 +766,22 @@ async def test_every_change_sends_tracker_state(client: SidecarClient) -> None:
 
 async def test_unknown_chase_table_and_factor_are_rule_errors(client: SidecarClient) -> None:
     await scene(client, runner("thief"), runner("aria"))
-    bad_table = await gm(client, "chase.start", scene_id="chase-scene", environment="moon",
-                         quarries=[{"token_id": "thief"}], pursuers=[{"token_id": "aria"}])
+    bad_table = await gm(
+        client,
+        "chase.start",
+        scene_id="chase-scene",
+        environment="moon",
+        quarries=[{"token_id": "thief"}],
+        pursuers=[{"token_id": "aria"}],
+    )
     assert bad_table.reply["code"] == "rule_error" and "moon" in bad_table.reply["message"]
-    bad_factor = await gm(client, "chase.start", scene_id="chase-scene",
-                          quarries=[{"token_id": "thief", "factors": ["fog"]}],
-                          pursuers=[{"token_id": "aria"}])
+    bad_factor = await gm(
+        client,
+        "chase.start",
+        scene_id="chase-scene",
+        quarries=[{"token_id": "thief", "factors": ["fog"]}],
+        pursuers=[{"token_id": "aria"}],
+    )
     assert bad_factor.reply["code"] == "rule_error"
 
 
@@ -704,3 +796,44 @@ async def test_cards_are_translated(server: Any) -> None:
             assert word in result.cards[0]["title"]
         finally:
             await client.close()
+
+
+# ---------------------------------------------------------------- rulesets and players' saves
+
+
+@pytest.mark.parametrize(("ruleset", "moved"), [("legacy", 30), ("modern", 40)])
+async def test_exhaustion_slows_by_the_worlds_ruleset(
+    server: Any, ruleset: str, moved: int
+) -> None:
+    # exhaustion 2: legacy halves the speed (15, dashing 30); modern takes 10 ft (20, 40)
+    client = await server.connected(ruleset=ruleset)
+    client.prefix = f"ev-{ruleset}"
+    try:
+        await scene(client, runner("thief", speed=30, exhaustion=2), runner("aria"))
+        await start(client, ["thief"], ["aria"], chase_id=ruleset, distance_ft=100)
+        result = await turn(client, ruleset, complication_roll=NONE)
+        assert person(chase_state(result, ruleset), "thief")["position_ft"] == 100 + moved
+    finally:
+        await client.close()
+
+
+async def test_players_roll_the_extra_dash_save_in_ask_mode(client: SidecarClient) -> None:
+    await client.send({"type": "settings.update", "settings": {"save_mode": "ask"}})
+    await scene(client, runner("thief", con=-5, owners=["player-1"]), runner("aria"))
+    await start(client, ["thief"], ["aria"], distance_ft=500)
+    await full_round(client, 2)
+    paused = await turn(client, complication_roll=NONE)
+    assert paused.reply.get("pending") is True
+    [request] = paused.of_type("save.request")
+    assert request["ability"] == "con" and request["token_id"] == "thief"
+    answered = await client.send(
+        {
+            "type": "save.result",
+            "request_id": request["request_id"],
+            "token_id": "thief",
+            "total": 3,
+            "natural": 3,
+        }
+    )
+    assert ops(answered, "exhaustion")[0]["level"] == 1
+    assert person(chase_state(answered), "thief")["exhaustion_gained"] == 1

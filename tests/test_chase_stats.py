@@ -64,25 +64,46 @@ def add_token(ctx: EventContext, c: Creature) -> None:
 
 
 def make_chase(
-    ctx: EventContext, quarry: Creature, pursuer: Creature, *, distance: int, table: str,
-    in_sight: bool = False, quarry_init: float = 20, pursuer_init: float = 10,
+    ctx: EventContext,
+    quarry: Creature,
+    pursuer: Creature,
+    *,
+    distance: int,
+    table: str,
+    in_sight: bool = False,
+    quarry_init: float = 20,
+    pursuer_init: float = 10,
 ) -> ChaseDoc:
     add_token(ctx, quarry)
     add_token(ctx, pursuer)
-    q = new_participant(pid=quarry.id, role="quarry", creature=quarry, initiative=quarry_init,
-                        position=distance, token_id=quarry.id, scene_id="s", in_sight=in_sight)
-    p = new_participant(pid=pursuer.id, role="pursuer", creature=pursuer,
-                        initiative=pursuer_init, position=0, token_id=pursuer.id, scene_id="s")
-    return store_new_chase(
-        ctx, ChaseDoc(id="c", table_id=table, participants={q.id: q, p.id: p})
+    q = new_participant(
+        pid=quarry.id,
+        role="quarry",
+        creature=quarry,
+        initiative=quarry_init,
+        position=distance,
+        token_id=quarry.id,
+        scene_id="s",
+        in_sight=in_sight,
     )
+    p = new_participant(
+        pid=pursuer.id,
+        role="pursuer",
+        creature=pursuer,
+        initiative=pursuer_init,
+        position=0,
+        token_id=pursuer.id,
+        scene_id="s",
+    )
+    return store_new_chase(ctx, ChaseDoc(id="c", table_id=table, participants={q.id: q, p.id: p}))
 
 
 # ---------------------------------------------------------------- complication rate
 
 
-@pytest.mark.parametrize(("table_id", "rate"), [("urban", 6 / 12), ("wilderness", 6 / 12),
-                                                ("urban-2014", 10 / 20)])
+@pytest.mark.parametrize(
+    ("table_id", "rate"), [("urban", 6 / 12), ("wilderness", 6 / 12), ("urban-2014", 10 / 20)]
+)
 def test_complication_rate_per_roll(table_id: str, rate: float) -> None:
     table = CONTENT.get_as("chase_table", table_id, ChaseTable)
     assert table is not None and table.complication_rate() == rate
@@ -93,7 +114,8 @@ def test_complication_rate_per_roll(table_id: str, rate: float) -> None:
         ctx,
         creature("q", saves=sure, skills=skills, ac=50),
         creature("p", saves=sure, skills=skills, ac=50, abilities={"int": 50}),
-        distance=100, table=table_id,
+        distance=100,
+        table=table_id,
     )
     roller = chase.participants["q"]
     n = 6000
@@ -138,8 +160,11 @@ def test_escape_rate_matches_the_exact_probability(
 
     ctx = make_ctx(seed=777 + bonus + passive)
     chase = make_chase(
-        ctx, creature("q", skills={"ste": bonus}), creature("p", passive_perception=passive),
-        distance=500, table="urban",
+        ctx,
+        creature("q", skills={"ste": bonus}),
+        creature("p", passive_perception=passive),
+        distance=500,
+        table="urban",
     )
     quarry = chase.participants["q"]
     quarry.factors = _factors(ctx, factors)  # type: ignore[arg-type]
@@ -188,10 +213,10 @@ def one_round_setup() -> SimSetup:
     assert table is not None
     return SimSetup(
         participants=[
-            SimParticipant("q", "q", True, creature("q", **QUARRY), initiative=20,
-                           position=25, free_dashes=3),
-            SimParticipant("p", "p", False, creature("p", **PURSUER), initiative=10,
-                           free_dashes=3),
+            SimParticipant(
+                "q", "q", True, creature("q", **QUARRY), initiative=20, position=25, free_dashes=3
+            ),
+            SimParticipant("p", "p", False, creature("p", **PURSUER), initiative=10, free_dashes=3),
         ],
         table=table,
     )
@@ -214,8 +239,9 @@ def test_the_engine_agrees_with_the_same_exact_numbers() -> None:
     for i in range(n):
         ctx.state = WorldState()
         ctx.event_id = f"round-{i}"
-        chase = make_chase(ctx, creature("q", **QUARRY), creature("p", **PURSUER),
-                           distance=25, table="urban")
+        chase = make_chase(
+            ctx, creature("q", **QUARRY), creature("p", **PURSUER), distance=25, table="urban"
+        )
         take_turn(ctx, chase, chase.participants["q"])
         take_turn(ctx, chase, chase.participants["p"])
         caught += bool(chase.offers)

@@ -97,7 +97,9 @@ class ChaseRef(Strict):
 
 class NextTurn(ChaseRef):
     complication_roll: int | None = Field(
-        default=None, ge=1, le=1000,
+        default=None,
+        ge=1,
+        le=1000,
         description="GM override: the GM rolled physical dice for the complication",
     )
     dash: bool | None = None
@@ -208,6 +210,8 @@ def _build(
     scene = spec.scene_id or scene_id
     token = get_token(ctx.state, scene, spec.token_id)
     creature = creature_of(token)
+    if creature.hp.value <= 0:
+        raise RuleError(f"{token.name} is down (0 hit points) and cannot take part in a chase")
     initiative = initiative_of(ctx, combat_id, token.id, spec.initiative, creature, res)
     made = new_participant(
         pid=token.id,
@@ -244,23 +248,40 @@ def chase_start(ctx: EventContext, params: ChaseStart) -> None:
     chase_id = params.chase_id or fresh_chase_id(ctx, f"chase-{count + 1}")
     res = Resolution()
     people: dict[str, Participant] = {}
-    for role, specs in (("pursuer", params.pursuers), ("quarry", params.quarries)):
+    sides: tuple[tuple[Role, list[ParticipantSpec]], ...] = (
+        ("pursuer", params.pursuers),
+        ("quarry", params.quarries),
+    )
+    for role, specs in sides:
         for spec in specs:
             if spec.token_id in people:
                 raise RuleError(f"token {spec.token_id!r} appears twice in the chase")
-            position = 0 if role == "pursuer" else (
-                spec.distance_ft if spec.distance_ft is not None else params.distance_ft
+            position = (
+                0
+                if role == "pursuer"
+                else (spec.distance_ft if spec.distance_ft is not None else params.distance_ft)
             )
             people[spec.token_id] = _build(
-                ctx, spec, role=role, scene_id=scene_id,  # type: ignore[arg-type]
-                combat_id=params.combat_id, position=position, in_sight=params.in_sight,
-                start_segment=start_segment, res=res,
+                ctx,
+                spec,
+                role=role,
+                scene_id=scene_id,
+                combat_id=params.combat_id,
+                position=position,
+                in_sight=params.in_sight,
+                start_segment=start_segment,
+                res=res,
             )
     chase = store_new_chase(
         ctx,
         ChaseDoc(
-            id=chase_id, scene_id=scene_id, combat_id=params.combat_id, table_id=table.id,
-            map_id=params.map_id, sight_range_ft=params.sight_range_ft, participants=people,
+            id=chase_id,
+            scene_id=scene_id,
+            combat_id=params.combat_id,
+            table_id=table.id,
+            map_id=params.map_id,
+            sight_range_ft=params.sight_range_ft,
+            participants=people,
         ),
     )
     quarries = chase.active("quarry")
@@ -279,8 +300,13 @@ def chase_start(ctx: EventContext, params: ChaseStart) -> None:
         res.say(ctx.t("chase.line.dashes", name=p.name, free=p.free_dashes))
     for q in quarries:
         if q.factors:
-            res.say(ctx.t("chase.line.factors", name=q.name,
-                          factors=", ".join(f.note or f.id for f in q.factors)))
+            res.say(
+                ctx.t(
+                    "chase.line.factors",
+                    name=q.name,
+                    factors=", ".join(f.note or f.id for f in q.factors),
+                )
+            )
     publish(ctx, res, title=ctx.t("chase.title.start"), data={"chase_id": chase.id})
     publish_changed(ctx)
 
@@ -358,9 +384,12 @@ def chase_catch(ctx: EventContext, params: Catch) -> None:
     quarry.status = "caught"
     chase.offers = [o for o in chase.offers if o.quarry != quarry.id]
     update_tracking(chase)
-    lines_card(ctx, ctx.t("chase.title.catch"),
-               [ctx.t("chase.line.caught", pursuer=pursuer.name, quarry=quarry.name)],
-               data={"chase_id": chase.id})
+    lines_card(
+        ctx,
+        ctx.t("chase.title.catch"),
+        [ctx.t("chase.line.caught", pursuer=pursuer.name, quarry=quarry.name)],
+        data={"chase_id": chase.id},
+    )
     check_end(ctx, chase)
     publish_changed(ctx)
 
@@ -376,9 +405,12 @@ def chase_give_up(ctx: EventContext, params: GiveUp) -> None:
         raise RuleError(f"not active {role}s of this chase: {', '.join(sorted(unknown))}")
     for p in chosen:
         p.status = "gave_up"
-    lines_card(ctx, ctx.t("chase.title.give_up"),
-               [ctx.t("chase.line.gave_up", name=p.name) for p in chosen],
-               data={"chase_id": chase.id})
+    lines_card(
+        ctx,
+        ctx.t("chase.title.give_up"),
+        [ctx.t("chase.line.gave_up", name=p.name) for p in chosen],
+        data={"chase_id": chase.id},
+    )
     if not chase.active(role):
         if role == "pursuer":
             for q in chase.active("quarry"):
@@ -402,9 +434,15 @@ def chase_end(ctx: EventContext, params: ChaseRef) -> None:
 
 def _child(chase: ChaseDoc, chase_id: str, people: list[Participant]) -> ChaseDoc:
     return ChaseDoc(
-        id=chase_id, scene_id=chase.scene_id, combat_id=chase.combat_id,
-        table_id=chase.table_id, map_id=chase.map_id, sight_range_ft=chase.sight_range_ft,
-        round=chase.round, combat_round=chase.combat_round, parent=chase.id,
+        id=chase_id,
+        scene_id=chase.scene_id,
+        combat_id=chase.combat_id,
+        table_id=chase.table_id,
+        map_id=chase.map_id,
+        sight_range_ft=chase.sight_range_ft,
+        round=chase.round,
+        combat_round=chase.combat_round,
+        parent=chase.id,
         participants={p.id: p for p in people},
     )
 
@@ -430,15 +468,17 @@ def chase_split(ctx: EventContext, params: Split) -> None:
     for index, group in enumerate(params.groups):
         child_id = group.chase_id or fresh_chase_id(ctx, f"{chase.id}-{chr(97 + index)}")
         people = [
-            chase.participants[pid].model_copy(deep=True)
-            for pid in group.quarries + group.pursuers
+            chase.participants[pid].model_copy(deep=True) for pid in group.quarries + group.pursuers
         ]
         child = store_new_chase(ctx, _child(chase, child_id, people))
         chase.children.append(child_id)
         lines.append(
-            ctx.t("chase.line.split_group", chase=child_id,
-                  quarries=_names(child.active("quarry")),
-                  pursuers=_names(child.active("pursuer")) or "-")
+            ctx.t(
+                "chase.line.split_group",
+                chase=child_id,
+                quarries=_names(child.active("quarry")),
+                pursuers=_names(child.active("pursuer")) or "-",
+            )
         )
         if not group.pursuers:
             for q in child.active("quarry"):
@@ -453,9 +493,7 @@ def chase_split(ctx: EventContext, params: Split) -> None:
 
 def _arrival_waits(chase: ChaseDoc, initiative: float) -> bool:
     """A newcomer whose initiative count has already passed this round acts next round."""
-    return any(
-        p.acted_round >= chase.round and p.initiative <= initiative for p in chase.active()
-    )
+    return any(p.acted_round >= chase.round and p.initiative <= initiative for p in chase.active())
 
 
 @gm_action("chase.join", Join)
@@ -471,9 +509,15 @@ def chase_join(ctx: EventContext, params: Join) -> None:
         distance = spec.distance_ft if spec.distance_ft is not None else 30
         position = base - distance if spec.role == "pursuer" else base + distance
         p = _build(
-            ctx, spec, role=spec.role, scene_id=_scene_of(ctx, chase.scene_id),
-            combat_id=chase.combat_id, position=position, in_sight=True,
-            start_segment=route.start if route else None, res=res,
+            ctx,
+            spec,
+            role=spec.role,
+            scene_id=_scene_of(ctx, chase.scene_id),
+            combat_id=chase.combat_id,
+            position=position,
+            in_sight=True,
+            start_segment=route.start if route else None,
+            res=res,
         )
         if _arrival_waits(chase, p.initiative):
             p.acted_round = chase.round
@@ -515,9 +559,15 @@ def chase_reverse(ctx: EventContext, params: Reverse) -> None:
             people[copy.id] = copy
             continue
         p = _build(
-            ctx, spec, role="pursuer", scene_id=_scene_of(ctx, chase.scene_id),
-            combat_id=chase.combat_id, position=0, in_sight=True,
-            start_segment=route.start if route else None, res=res,
+            ctx,
+            spec,
+            role="pursuer",
+            scene_id=_scene_of(ctx, chase.scene_id),
+            combat_id=chase.combat_id,
+            position=0,
+            in_sight=True,
+            start_segment=route.start if route else None,
+            res=res,
         )
         if _arrival_waits(chase, p.initiative):
             p.acted_round = chase.round
@@ -525,9 +575,14 @@ def chase_reverse(ctx: EventContext, params: Reverse) -> None:
     child_id = params.new_chase_id or fresh_chase_id(ctx, f"{chase.id}-r")
     child = store_new_chase(ctx, _child(chase, child_id, list(people.values())))
     chase.children.append(child_id)
-    res.say(ctx.t("chase.line.reverse", chase=child_id,
-                  quarries=_names(child.active("quarry")),
-                  pursuers=_names(child.active("pursuer"))))
+    res.say(
+        ctx.t(
+            "chase.line.reverse",
+            chase=child_id,
+            quarries=_names(child.active("quarry")),
+            pursuers=_names(child.active("pursuer")),
+        )
+    )
     if params.end_original:
         finish(ctx, chase, "gm_ended")
     publish(ctx, res, title=ctx.t("chase.title.reverse"), data={"chase_id": child_id})
@@ -583,8 +638,13 @@ def chase_odds(ctx: EventContext, params: Odds) -> None:
     result = simulate_chase(ctx, chase, trials=params.trials, rounds=params.rounds, seed=seed)
     data = {"chase_id": chase.id, "odds": result}
     ctx.out.state("chase", chase.id, state_data(ctx, chase) | {"odds": result})
-    lines_card(ctx, ctx.t("chase.title.odds"), odds_lines(ctx, chase, result, params.trials),
-               gm=True, data=data)
+    lines_card(
+        ctx,
+        ctx.t("chase.title.odds"),
+        odds_lines(ctx, chase, result, params.trials),
+        gm=True,
+        data=data,
+    )
 
 
 # ---------------------------------------------------------------- rests
@@ -625,14 +685,17 @@ def _rest(ctx: EventContext, event: RestCompleted) -> None:
     for source in gained:
         edited.exhaustion_from.pop(source, None)
     for key, doc in list(ctx.state.items("chase:", ChaseDoc)):
-        if any(_is_actor(ctx, p, event.actor_id) and p.exhaustion_gained for p in
-               doc.participants.values()):
+        if any(
+            _is_actor(ctx, p, event.actor_id) and p.exhaustion_gained
+            for p in doc.participants.values()
+        ):
             chase = ctx.state.edit(key, ChaseDoc)
             for p in chase.participants.values():
                 if _is_actor(ctx, p, event.actor_id):
                     p.exhaustion_gained = 0
-    res.public.insert(0, Line(ctx.t("chase.line.rest", name=target.name,
-                                    levels=sum(gained.values()))))
+    res.public.insert(
+        0, Line(ctx.t("chase.line.rest", name=target.name, levels=sum(gained.values())))
+    )
     publish(ctx, res, title=ctx.t("chase.title.rest"))
     publish_changed(ctx)
 

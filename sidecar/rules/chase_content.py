@@ -78,7 +78,9 @@ class ChaseTable(Strict):
                 if not 1 <= face <= faces:
                     raise ValueError(f"entry {entry.id!r}: {face} is not a face of {self.die}")
                 if face in seen:
-                    raise ValueError(f"{self.die} face {face} is in {seen[face]!r} and {entry.id!r}")
+                    raise ValueError(
+                        f"{self.die} face {face} is in {seen[face]!r} and {entry.id!r}"
+                    )
                 seen[face] = entry.id
         missing = [f for f in range(1, faces + 1) if f not in seen]
         if missing:

@@ -110,7 +110,9 @@ class BlindEffect(Effect):
     def run(self, run: Run, target: Target) -> None:
         if "blinded" in target.creature.condition_immunities:
             run.resolution.say(
-                run.t("card.condition.immune", name=target.name, condition=run.t("condition.blinded"))
+                run.t(
+                    "card.condition.immune", name=target.name, condition=run.t("condition.blinded")
+                )
             )
             return
         found = chase_participant(run)
@@ -215,8 +217,10 @@ class PickCheckEffect(Effect):
         policy = policy_of(run, self.chooser)
         option = self.choose(target.creature, policy)
         if len(self.options) > 1:
-            label = run.t(f"skill.{option.skill}") if option.skill else run.t(
-                f"ability.{option.ability}"
+            label = (
+                run.t(f"skill.{option.skill}")
+                if option.skill
+                else run.t(f"ability.{option.ability}")
             )
             run.resolution.say(
                 run.t(f"chase.pick.{self.chooser}_{policy}", name=target.name, ability=label)
@@ -244,8 +248,13 @@ class AvoidOrSpendEffect(Effect):
     def spends(self, creature: Creature, preference: bool | None, ruleset: Any) -> bool:
         if preference is not None:
             return preference
-        chance = p_test(creature.save_bonus(self.ability), self.dc, creature=creature,
-                        kind="save", ruleset=ruleset)
+        chance = p_test(
+            creature.save_bonus(self.ability),
+            self.dc,
+            creature=creature,
+            kind="save",
+            ruleset=ruleset,
+        )
         return chance < 0.5
 
     def run(self, run: Run, target: Target) -> None:

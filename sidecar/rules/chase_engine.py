@@ -282,19 +282,16 @@ def card(
 ) -> None:
     if not (res.public or res.gm or res.ops):
         return
-    who = (
-        Speaker(alias=speaker.name, token_id=speaker.token_id)
-        if speaker is not None
-        else None
-    )
+    who = Speaker(alias=speaker.name, token_id=speaker.token_id) if speaker is not None else None
     publish(ctx, res, title=title, speaker=who, data=data)
 
 
 # ---------------------------------------------------------------- effects on participants
 
 
-def chase_run(ctx: EventContext, chase: ChaseDoc, p: Participant, res: Resolution,
-              source_name: str) -> Run:
+def chase_run(
+    ctx: EventContext, chase: ChaseDoc, p: Participant, res: Resolution, source_name: str
+) -> Run:
     """An interpreter run whose chase effects land on participant ``p`` of ``chase``."""
     return Run(
         ctx,
@@ -320,14 +317,19 @@ def join_hook(run: Run, target: Target, native: NativeCreature, distance: int) -
     creature = native.creature(pid, ctx.language)
     initiative = initiative_of(ctx, None, None, None, creature, run.resolution)
     joiner = new_participant(
-        pid=pid, role="pursuer", creature=creature, initiative=initiative,
-        position=hunted.position_ft - distance, keep_creature=True,
+        pid=pid,
+        role="pursuer",
+        creature=creature,
+        initiative=initiative,
+        position=hunted.position_ft - distance,
+        keep_creature=True,
     )
     joiner.acted_round = chase.round  # it starts acting next round
     if chase.combat_id:
         run.resolution.ops.append(
-            AddCombatantOp(scene_id=chase.scene_id, name=creature.name, initiative=initiative,
-                           key=pid)
+            AddCombatantOp(
+                scene_id=chase.scene_id, name=creature.name, initiative=initiative, key=pid
+            )
         )
     if hunted.role == "quarry":
         chase.participants[pid] = joiner
@@ -340,9 +342,15 @@ def join_hook(run: Run, target: Target, native: NativeCreature, distance: int) -
     quarry.in_sight = True
     quarry.seen_all_round = True
     child = ChaseDoc(
-        id=child_id, scene_id=chase.scene_id, combat_id=chase.combat_id,
-        table_id=chase.table_id, map_id=chase.map_id, sight_range_ft=chase.sight_range_ft,
-        round=chase.round, combat_round=chase.combat_round, parent=chase.id,
+        id=child_id,
+        scene_id=chase.scene_id,
+        combat_id=chase.combat_id,
+        table_id=chase.table_id,
+        map_id=chase.map_id,
+        sight_range_ft=chase.sight_range_ft,
+        round=chase.round,
+        combat_round=chase.combat_round,
+        parent=chase.id,
         participants={quarry.id: quarry, pid: joiner},
     )
     store_new_chase(ctx, child)
@@ -369,8 +377,9 @@ def stand_up(ctx: EventContext, target: Target) -> StatusOp | None:
 # ---------------------------------------------------------------- a turn
 
 
-def _movement(ctx: EventContext, chase: ChaseDoc, p: Participant, target: Target,
-              dash: bool, res: Resolution) -> tuple[int, bool]:
+def _movement(
+    ctx: EventContext, chase: ChaseDoc, p: Participant, target: Target, dash: bool, res: Resolution
+) -> tuple[int, bool]:
     """Feet this participant can cover this turn, and whether the dash is an extra one."""
     creature = target.creature
     speed = base_speed(ctx, creature)
@@ -420,8 +429,14 @@ def _limit_for(chase: ChaseDoc, p: Participant) -> int | None:
     return min(ahead) - REACH_FT if ahead else None
 
 
-def _advance(ctx: EventContext, chase: ChaseDoc, p: Participant, target: Target,
-             movement: int, res: Resolution) -> None:
+def _advance(
+    ctx: EventContext,
+    chase: ChaseDoc,
+    p: Participant,
+    target: Target,
+    movement: int,
+    res: Resolution,
+) -> None:
     start = p.position_ft
     goal = start + movement
     limit = _limit_for(chase, p)
@@ -480,8 +495,9 @@ def _next_in_order(chase: ChaseDoc, p: Participant) -> Participant:
     return p
 
 
-def roll_complication(ctx: EventContext, chase: ChaseDoc, roller: Participant,
-                      forced: int | None, res: Resolution) -> None:
+def roll_complication(
+    ctx: EventContext, chase: ChaseDoc, roller: Participant, forced: int | None, res: Resolution
+) -> None:
     table = table_of(ctx, chase.table_id)
     table_name = text_in(table.name, ctx.language)
     if forced is not None:
@@ -498,16 +514,36 @@ def roll_complication(ctx: EventContext, chase: ChaseDoc, roller: Participant,
     text = text_in(entry.text, ctx.language)
     if not entry.complication:
         res.say(ctx.t("chase.line.no_complication"))
-        _log(chase, LogEntry(round=chase.round, roller=roller.id, roll=value, entry=entry.id,
-                             text=text, forced=forced is not None))
+        _log(
+            chase,
+            LogEntry(
+                round=chase.round,
+                roller=roller.id,
+                roll=value,
+                entry=entry.id,
+                text=text,
+                forced=forced is not None,
+            ),
+        )
         return
     victim = _next_in_order(chase, roller)
     res.say(ctx.t("chase.line.complication", target=victim.name, text=text), css="complication")
-    _log(chase, LogEntry(round=chase.round, roller=roller.id, target=victim.id, roll=value,
-                         entry=entry.id, text=text, forced=forced is not None))
+    _log(
+        chase,
+        LogEntry(
+            round=chase.round,
+            roller=roller.id,
+            target=victim.id,
+            roll=value,
+            entry=entry.id,
+            text=text,
+            forced=forced is not None,
+        ),
+    )
     target = target_for(ctx, victim)
+    hp_before = target.creature.hp.value
     chase_run(ctx, chase, victim, res, text).run_all(entry.effects, target)
-    _check_down(ctx, chase, victim, target, res)
+    _check_down(ctx, victim, target, hp_before, res)
 
 
 def _log(chase: ChaseDoc, entry: LogEntry) -> None:
@@ -516,15 +552,18 @@ def _log(chase: ChaseDoc, entry: LogEntry) -> None:
         del chase.log[: len(chase.log) - MAX_LOG]
 
 
-def _check_down(ctx: EventContext, chase: ChaseDoc, p: Participant, target: Target,
-                res: Resolution) -> None:
-    if p.active and target.creature.hp.value <= 0:
+def _check_down(
+    ctx: EventContext, p: Participant, target: Target, hp_before: int, res: Resolution
+) -> None:
+    """Dropping to 0 hit points on the way takes a participant out of the chase."""
+    if p.active and hp_before > 0 and target.creature.hp.value <= 0:
         p.status = "out"
         res.say(ctx.t("chase.line.down", name=p.name))
 
 
-def _extra_dash_save(ctx: EventContext, chase: ChaseDoc, p: Participant, target: Target,
-                     res: Resolution) -> None:
+def _extra_dash_save(
+    ctx: EventContext, chase: ChaseDoc, p: Participant, target: Target, res: Resolution
+) -> None:
     before = target.creature.exhaustion
     save: list[Effect] = [
         SaveEffect(ability="con", dc=EXTRA_DASH_DC, on_fail=[ExhaustionEffect(levels=1)])
@@ -539,8 +578,14 @@ def _extra_dash_save(ctx: EventContext, chase: ChaseDoc, p: Participant, target:
         res.say(ctx.t("chase.line.drop_out", name=p.name, level=target.creature.exhaustion))
 
 
-def take_turn(ctx: EventContext, chase: ChaseDoc, p: Participant, *,
-              forced_roll: int | None = None, dash: bool | None = None) -> None:
+def take_turn(
+    ctx: EventContext,
+    chase: ChaseDoc,
+    p: Participant,
+    *,
+    forced_roll: int | None = None,
+    dash: bool | None = None,
+) -> None:
     """One participant's turn: move (dashing unless told not to), roll a complication for
     the next participant, then the end-of-turn save for a dash beyond the free ones."""
     res = Resolution()
@@ -548,14 +593,18 @@ def take_turn(ctx: EventContext, chase: ChaseDoc, p: Participant, *,
     wants_dash = p.dash_next if dash is None else dash
     movement, extra = _movement(ctx, chase, p, target, wants_dash, res)
     before = p.position_ft
+    hp_before = target.creature.hp.value
     _advance(ctx, chase, p, target, movement, res)
-    res.say(ctx.t("chase.line.position", name=p.name, moved=p.position_ft - before,
-                  position=p.position_ft))
+    res.say(
+        ctx.t(
+            "chase.line.position", name=p.name, moved=p.position_ft - before, position=p.position_ft
+        )
+    )
     p.dash_next = True
     p.acted_round = chase.round
     if p.role == "quarry":
         chase.offers = [o for o in chase.offers if o.quarry != p.id]
-    _check_down(ctx, chase, p, target, res)
+    _check_down(ctx, p, target, hp_before, res)
     roll_complication(ctx, chase, p, forced_roll, res)
     if extra and p.active:
         _extra_dash_save(ctx, chase, p, target, res)
@@ -633,16 +682,28 @@ def end_round(ctx: EventContext, chase: ChaseDoc) -> None:
             advantage = any(f.mode > 0 for f in quarry.factors)
             disadvantage = any(f.mode < 0 for f in quarry.factors)
             result = ability_check(
-                ctx.dice, creature, "dex", None, skill="ste", ruleset=ctx.ruleset,
-                advantage=advantage, disadvantage=disadvantage,
+                ctx.dice,
+                creature,
+                "dex",
+                None,
+                skill="ste",
+                ruleset=ctx.ruleset,
+                advantage=advantage,
+                disadvantage=disadvantage,
             )
             escaped = result.total > threshold
             key = "chase.line.escaped" if escaped else "chase.line.not_escaped"
             res.say(ctx.t(key, name=quarry.name, total=result.total), result.roll)
             res.say_gm(ctx.t("chase.line.threshold", threshold=threshold))
             res.facts.append(
-                {"fact": "escape_check", "quarry": quarry.id, "total": result.total,
-                 "threshold": threshold, "escaped": escaped, "mode": result.mode}
+                {
+                    "fact": "escape_check",
+                    "quarry": quarry.id,
+                    "total": result.total,
+                    "threshold": threshold,
+                    "escaped": escaped,
+                    "mode": result.mode,
+                }
             )
             if escaped:
                 quarry.status = "escaped"
@@ -651,8 +712,9 @@ def end_round(ctx: EventContext, chase: ChaseDoc) -> None:
     for quarry in chase.active("quarry"):
         quarry.seen_all_round = quarry.in_sight
     update_tracking(chase)
-    card(ctx, res, ctx.t("chase.title.round_end", round=finished_round),
-         data={"chase_id": chase.id})
+    card(
+        ctx, res, ctx.t("chase.title.round_end", round=finished_round), data={"chase_id": chase.id}
+    )
     check_end(ctx, chase)
 
 
@@ -663,8 +725,10 @@ def check_end(ctx: EventContext, chase: ChaseDoc) -> bool:
     if not any(q.active for q in quarries):
         statuses = {q.status for q in quarries}
         reason: EndReason = (
-            "all_escaped" if statuses == {"escaped"}
-            else "all_caught" if statuses == {"caught"}
+            "all_escaped"
+            if statuses == {"escaped"}
+            else "all_caught"
+            if statuses == {"caught"}
             else "quarries_gone"
         )
         finish(ctx, chase, reason)
@@ -692,8 +756,14 @@ def finish(ctx: EventContext, chase: ChaseDoc, reason: EndReason) -> None:
     )
 
 
-def lines_card(ctx: EventContext, title: str, lines: list[str], *, gm: bool = False,
-               data: dict[str, Any] | None = None) -> None:
+def lines_card(
+    ctx: EventContext,
+    title: str,
+    lines: list[str],
+    *,
+    gm: bool = False,
+    data: dict[str, Any] | None = None,
+) -> None:
     ctx.render(
         "generic.html.j2",
         title=title,
@@ -701,4 +771,3 @@ def lines_card(ctx: EventContext, title: str, lines: list[str], *, gm: bool = Fa
         data=data or {},
         lines=[{"text": text, "roll": None, "css": ""} for text in lines],
     )
-

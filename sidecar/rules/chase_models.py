@@ -112,9 +112,7 @@ class ChaseDoc(Strict):
         return sorted(self.participants.values(), key=lambda p: (-p.initiative, p.name, p.id))
 
     def active(self, role: Role | None = None) -> list[Participant]:
-        return [
-            p for p in self.order() if p.active and (role is None or p.role == role)
-        ]
+        return [p for p in self.order() if p.active and (role is None or p.role == role)]
 
 
 register_document("chase", ChaseDoc)

@@ -126,11 +126,24 @@ class _Interp:
     avoid_with_movement: bool | None
     natives: list[NativeCreature]
 
-    def chance(self, modifier: int, dc: int, kind: Literal["save", "check"],
-               advantage: bool = False, disadvantage: bool = False) -> float:
-        return p_test(modifier, dc, creature=self.creature, kind=kind, ruleset=self.ruleset,
-                      advantage=advantage, disadvantage=disadvantage,
-                      exhaustion=self.exhaustion)
+    def chance(
+        self,
+        modifier: int,
+        dc: int,
+        kind: Literal["save", "check"],
+        advantage: bool = False,
+        disadvantage: bool = False,
+    ) -> float:
+        return p_test(
+            modifier,
+            dc,
+            creature=self.creature,
+            kind=kind,
+            ruleset=self.ruleset,
+            advantage=advantage,
+            disadvantage=disadvantage,
+            exhaustion=self.exhaustion,
+        )
 
     def effects(self, effects: Iterable[Any]) -> dict[Outcome, float]:
         dist: dict[Outcome, float] = {NOTHING: 1.0}
@@ -239,21 +252,47 @@ class _Kind:
     dex: int
 
 
-def _kind(setup: SimSetup, creature: Creature, *, quarry: bool, free: int, stealth_mode: int,
-          avoid: bool | None) -> _Kind:
+def _kind(
+    setup: SimSetup,
+    creature: Creature,
+    *,
+    quarry: bool,
+    free: int,
+    stealth_mode: int,
+    avoid: bool | None,
+) -> _Kind:
     speeds, cons, comp_p, comp_cum, comp_out = [], [], [], [], []
     for level in range(LEVELS):
         speeds.append(exhaustion_speed(creature.speed, level, setup.ruleset))
-        cons.append(p_test(creature.save_bonus("con"), 10, creature=creature, kind="save",
-                           ruleset=setup.ruleset, exhaustion=level))
+        cons.append(
+            p_test(
+                creature.save_bonus("con"),
+                10,
+                creature=creature,
+                kind="save",
+                ruleset=setup.ruleset,
+                exhaustion=level,
+            )
+        )
         interp = _Interp(creature, level, setup.ruleset, setup.policy, avoid, setup.natives)
         total, cum, out = complication_distribution(setup.table, interp, quarry=quarry)
         comp_p.append(total)
         comp_cum.append(cum)
         comp_out.append(out)
-    return _Kind(quarry, speeds, cons, free, creature.passive_perception, comp_p, comp_cum,
-                 comp_out, creature.skill_total("ste", "dex"), stealth_mode, creature,
-                 creature.ability_mod("dex"))
+    return _Kind(
+        quarry,
+        speeds,
+        cons,
+        free,
+        creature.passive_perception,
+        comp_p,
+        comp_cum,
+        comp_out,
+        creature.skill_total("ste", "dex"),
+        stealth_mode,
+        creature,
+        creature.ability_mod("dex"),
+    )
 
 
 def simulate(setup: SimSetup, trials: int, rounds: int, seed: int) -> dict[str, dict[str, Any]]:
@@ -263,8 +302,14 @@ def simulate(setup: SimSetup, trials: int, rounds: int, seed: int) -> dict[str, 
     rand = rng.random
     people = sorted(setup.participants, key=lambda p: (-p.initiative, p.name, p.pid))
     kinds = [
-        _kind(setup, p.creature, quarry=p.quarry, free=p.free_dashes,
-              stealth_mode=p.stealth_mode, avoid=p.avoid_with_movement)
+        _kind(
+            setup,
+            p.creature,
+            quarry=p.quarry,
+            free=p.free_dashes,
+            stealth_mode=p.stealth_mode,
+            avoid=p.avoid_with_movement,
+        )
         for p in people
     ]
     native_kinds: dict[int, int] = {}
@@ -273,8 +318,16 @@ def simulate(setup: SimSetup, trials: int, rounds: int, seed: int) -> dict[str, 
         native = setup.natives[index]
         creature = native.creature(f"native-{index}", "en")
         native_kinds[index] = len(kinds)
-        kinds.append(_kind(setup, creature, quarry=False, free=max(1, 3 + creature.ability_mod("con")),
-                           stealth_mode=0, avoid=None))
+        kinds.append(
+            _kind(
+                setup,
+                creature,
+                quarry=False,
+                free=max(1, 3 + creature.ability_mod("con")),
+                stealth_mode=0,
+                avoid=None,
+            )
+        )
         index += 1
     n = len(people)
     quarries = [i for i in range(n) if people[i].quarry]
@@ -293,9 +346,16 @@ def simulate(setup: SimSetup, trials: int, rounds: int, seed: int) -> dict[str, 
         value = escape_cache.get(key)
         if value is None:
             k = kinds[kind]
-            value = p_test(k.stealth_mod, threshold + 1, creature=k.creature, kind="check",
-                           ruleset=setup.ruleset, advantage=k.stealth_mode > 0,
-                           disadvantage=k.stealth_mode < 0, exhaustion=level)
+            value = p_test(
+                k.stealth_mod,
+                threshold + 1,
+                creature=k.creature,
+                kind="check",
+                ruleset=setup.ruleset,
+                advantage=k.stealth_mode > 0,
+                disadvantage=k.stealth_mode < 0,
+                exhaustion=level,
+            )
             escape_cache[key] = value
         return value
 
@@ -373,8 +433,10 @@ def simulate(setup: SimSetup, trials: int, rounds: int, seed: int) -> dict[str, 
                     goal = start + move
                     limit = None
                     for q in quarries:
-                        if status[q] == ACTIVE and pos[q] >= start and (
-                            limit is None or pos[q] < limit
+                        if (
+                            status[q] == ACTIVE
+                            and pos[q] >= start
+                            and (limit is None or pos[q] < limit)
                         ):
                             limit = pos[q]
                     if limit is not None and goal > limit - 5:
@@ -411,9 +473,18 @@ def simulate(setup: SimSetup, trials: int, rounds: int, seed: int) -> dict[str, 
                         native = setup.natives[hit[4]]
                         new = len(pos)
                         pos.append(pos[j] - 30)
-                        for arr, value in ((used, 0), (exh, 0), (prone, 0), (blind, 0),
-                                           (diff, 0), (lose, 0), (insight, 0), (seen, 0),
-                                           (status, ACTIVE), (kind, nk)):
+                        for arr, value in (
+                            (used, 0),
+                            (exh, 0),
+                            (prone, 0),
+                            (blind, 0),
+                            (diff, 0),
+                            (lose, 0),
+                            (insight, 0),
+                            (seen, 0),
+                            (status, ACTIVE),
+                            (kind, nk),
+                        ):
                             arr.append(value)
                         dex = native.abilities.get("dex", 0)
                         ini.append(int(rand() * 20) + 1 + dex)
@@ -447,7 +518,11 @@ def simulate(setup: SimSetup, trials: int, rounds: int, seed: int) -> dict[str, 
             for q in quarries:
                 if status[q] != ACTIVE:
                     continue
-                if threshold is None or not (insight[q] and seen[q]) and rand() < p_escape(kind[q], exh[q], threshold):
+                if (
+                    threshold is None
+                    or not (insight[q] and seen[q])
+                    and rand() < p_escape(kind[q], exh[q], threshold)
+                ):
                     status[q] = ESCAPED
                     escaped_at[q][rnd] += 1
                 else:
@@ -481,13 +556,24 @@ def setup_from_chase(ctx: EventContext, chase: ChaseDoc) -> SimSetup:
         )
         people.append(
             SimParticipant(
-                pid=p.id, name=p.name, quarry=p.role == "quarry", creature=creature,
-                initiative=p.initiative, position=p.position_ft, free_dashes=p.free_dashes,
-                dashes_used=p.dashes_used, exhaustion=creature.exhaustion,
-                prone=p.prone or "prone" in creature.statuses, blinded=p.blinded_this_turn,
-                difficult=p.difficult_ft, lose=p.lose_ft, dash_next=p.dash_next,
-                acted=p.acted_round >= chase.round, in_sight=p.in_sight,
-                seen_all_round=p.seen_all_round, stealth_mode=mode,
+                pid=p.id,
+                name=p.name,
+                quarry=p.role == "quarry",
+                creature=creature,
+                initiative=p.initiative,
+                position=p.position_ft,
+                free_dashes=p.free_dashes,
+                dashes_used=p.dashes_used,
+                exhaustion=creature.exhaustion,
+                prone=p.prone or "prone" in creature.statuses,
+                blinded=p.blinded_this_turn,
+                difficult=p.difficult_ft,
+                lose=p.lose_ft,
+                dash_next=p.dash_next,
+                acted=p.acted_round >= chase.round,
+                in_sight=p.in_sight,
+                seen_all_round=p.seen_all_round,
+                stealth_mode=mode,
                 avoid_with_movement=p.avoid_with_movement,
             )
         )
@@ -500,13 +586,15 @@ def setup_from_chase(ctx: EventContext, chase: ChaseDoc) -> SimSetup:
     )
 
 
-def simulate_chase(ctx: EventContext, chase: ChaseDoc, *, trials: int, rounds: int,
-                   seed: int) -> dict[str, dict[str, Any]]:
+def simulate_chase(
+    ctx: EventContext, chase: ChaseDoc, *, trials: int, rounds: int, seed: int
+) -> dict[str, dict[str, Any]]:
     return simulate(setup_from_chase(ctx, chase), trials, rounds, seed)
 
 
-def odds_lines(ctx: EventContext, chase: ChaseDoc, result: dict[str, dict[str, Any]],
-               trials: int) -> list[str]:
+def odds_lines(
+    ctx: EventContext, chase: ChaseDoc, result: dict[str, dict[str, Any]], trials: int
+) -> list[str]:
     lines = [ctx.t("chase.odds.intro", trials=trials)]
     for row in result.values():
         lines.append(
