@@ -444,3 +444,26 @@ async def test_malice_blinds_for_an_hour(client: SidecarClient) -> None:
     assert set(statuses(r)) == {("poisoned", True), ("blinded", True)}
     r = await advance(client, HOUR, HOUR)
     assert set(statuses(r)) == {("poisoned", False), ("blinded", False)}
+
+
+async def test_the_delivering_wound_does_not_wake_the_sleeper(client: SidecarClient) -> None:
+    """The module reports the dagger's own damage after weapon.hit: that is not a new wound."""
+    await setup(client)
+    await coat_and_hit(client, "drow_poison")
+    report = {"type": "damage.taken", "actor_id": "act-aria", "amount": 3}
+    r = await client.send({**report, "damage_types": ["piercing"]})
+    assert statuses(r) == []
+    r = await client.send({**report, "damage_types": ["piercing"]})
+    assert statuses(r) == [("unconscious", False)]
+
+
+async def test_a_later_stab_wakes_after_the_turn_moves_on(client: SidecarClient) -> None:
+    await setup(client)
+    await coat_and_hit(client, "drow_poison")
+    await client.send(
+        {"type": "combat.turn", "combat_id": "c1", "current": {"round": 1, "token_id": "tok-gob"}}
+    )
+    r = await client.send(
+        {"type": "damage.taken", "actor_id": "act-aria", "amount": 3, "damage_types": ["slashing"]}
+    )
+    assert statuses(r) == [("unconscious", False)]

@@ -247,6 +247,14 @@ def _rebase(s: Session, start: float) -> None:
             aset.immune_until[carrier] = until + start
 
 
+def _settle_wounds(s: Session) -> None:
+    """Time moved on: a wound report that has not come by now never will."""
+    for key, aset in list(s.ctx.state.items("afflictions:", AfflictionSet)):
+        if any(a.wound_pending for a in aset.items):
+            for aff in s.edit_existing(key.split(":", 1)[1]).items:
+                aff.wound_pending = False
+
+
 @on("time.advance")
 def _time_advance(ctx: EventContext, event: TimeAdvance) -> None:
     t1 = event.world_time
@@ -257,6 +265,7 @@ def _time_advance(ctx: EventContext, event: TimeAdvance) -> None:
         _rebase(s, t0)
     absorb_lasting(s)
     if event.delta > 0:
+        _settle_wounds(s)
         run_world_time(s, t0, t1)
     s.now = t1
     s.finish()
@@ -296,6 +305,7 @@ def turn_phase(s: Session, token_id: str, phase: Literal["start", "end"]) -> Non
 def _combat_turn(ctx: EventContext, event: CombatTurn) -> None:
     s = Session(ctx, world_now(ctx))
     absorb_lasting(s)
+    _settle_wounds(s)
     if event.prior is not None and event.prior.token_id:
         turn_phase(s, event.prior.token_id, "end")
     if event.current.token_id:
@@ -352,7 +362,12 @@ def _damage(ctx: EventContext, event: DamageTaken) -> None:
     both = _each(s, event.actor_id)
     if both is not None:
         aset, items = both
+        wound = bool({"piercing", "slashing"} & set(event.damage_types))
         for aff in items:
+            if aff.wound_pending and wound:
+                # the hit that delivered the poison, reported after weapon.hit: no wake-up
+                aff.wound_pending = False
+                continue
             if aff in aset.items:
                 behaviour(aff.kind).on_damage(s, aset, aff, event.amount)
     s.finish()

@@ -99,6 +99,9 @@ class Affliction(Strict):
     suppressed_until: float | None = None
     advantage: bool = False
     half_damage: bool = False
+    wound_pending: bool = Field(
+        default=False, description="the module's report of the delivering wound is still due"
+    )
 
     def source(self) -> str:
         return self.holder or f"affl:{self.iid}"

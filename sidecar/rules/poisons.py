@@ -404,6 +404,7 @@ def _deliver_to(
     *,
     partial: Partial = "none",
     secret: bool = False,
+    wound: bool = False,
     **params: Any,
 ) -> None:
     s = Session(ctx, world_now(ctx))
@@ -415,7 +416,9 @@ def _deliver_to(
         run.resolution.say(
             run.t(intro_key, name=target.name, poison=localized_name(ctx, poison.name), **params)
         )
-        deliver(s, run, target, poison, partial=partial, secret=secret)
+        aff = deliver(s, run, target, poison, partial=partial, secret=secret)
+        if aff is not None and wound:
+            aff.wound_pending = True
     s.finish()
 
 
@@ -486,7 +489,7 @@ def _weapon_hit(ctx: EventContext, event: WeaponHit) -> None:
         del edited.coats[key]
     poison = get_poison(ctx, coating.poison)
     target = target_for_token(ctx, event.scene_id, event.target_token_id)
-    _deliver_to(ctx, [target], poison, "afflictions.poison.wound")
+    _deliver_to(ctx, [target], poison, "afflictions.poison.wound", wound=True)
 
 
 class SmearParams(Strict):
