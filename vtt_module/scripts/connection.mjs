@@ -5,8 +5,9 @@
  * are (re)sent with their original ids, world messages are applied in seq order through the
  * WorldInbox and acked, and a ping checks the line is alive. When the line drops, the
  * connection retries with exponential backoff and jitter, except after a refusal (close
- * code 4401, or an `unauthorized` / `origin_refused` / `unsupported_protocol` error): then
- * it waits until the settings change (`reconfigure`).
+ * code 4401 or 4406, or an `unauthorized` / `origin_refused` / `unsupported_protocol`
+ * error) or after another browser took the world over (4409): then it waits until the
+ * settings change or the GM asks again (`reconfigure`).
  *
  * Everything that touches the outside is injected (WebSocket class, clock, random, id
  * source, storage), so tests drive it with fakes.
@@ -38,6 +39,10 @@ import { defaultIdGenerator } from "./util/ids.mjs";
 
 /** WebSocket close code the sidecar uses for a wrong or missing world token. */
 export const CLOSE_UNAUTHORIZED = 4401;
+/** The sidecar does not speak our protocol version. */
+export const CLOSE_BAD_PROTOCOL = 4406;
+/** Another browser connected for this world and replaced us (sidecar/app.py `attach`). */
+export const CLOSE_SUPERSEDED = 4409;
 /** Standard close code: a frame was larger than the peer accepts. */
 export const CLOSE_TOO_BIG = 1009;
 /** Our own code when we give up on a silent socket. */
@@ -236,8 +241,14 @@ export class SidecarConnection {
     if (socket !== this.socket) return;
     this.#detach();
     if (!this.wanted) return;
-    if (code === CLOSE_UNAUTHORIZED || this.refusal) {
+    if (code === CLOSE_UNAUTHORIZED || code === CLOSE_BAD_PROTOCOL || this.refusal) {
       this.#refuse(this.refusal || reason || "VTTSIDECAR.Status.WrongToken");
+      return;
+    }
+    if (code === CLOSE_SUPERSEDED) {
+      // The sidecar keeps one connection per world. Reconnecting would push the other
+      // browser out, which would push us out again: wait for the GM to click or reload.
+      this.#refuse("VTTSIDECAR.Status.Superseded");
       return;
     }
     let why = reason || "VTTSIDECAR.Status.Closed";

@@ -25,18 +25,8 @@ import { SidecarState } from "./state.mjs";
 import { StatusIndicator } from "./status-indicator.mjs";
 import { dnd5eAdapter } from "./systems/dnd5e.mjs";
 import { UndoLog } from "./undo-log.mjs";
+import { KeyedDebouncer } from "./util/debounce.mjs";
 import { t } from "./util/i18n.mjs";
-
-/**
- * The sidecar's language codes (sidecar/models.py `Language`); other codes pass unchanged.
- * @param {string} lang  `game.i18n.lang`
- * @returns {string}
- */
-export function protocolLanguage(lang) {
-  const code = String(lang ?? "en").toLowerCase();
-  if (code === "cn" || code.startsWith("zh")) return "zh-CN";
-  return code.slice(0, 16) || "en";
-}
 
 /** Everything the module made; published as `game.modules.get("vtt-sidecar").api`. */
 const runtime = {
@@ -59,8 +49,13 @@ const forwardContext = {
 
 const saves = new SaveRequests({ channel: runtime.channel, adapter: dnd5eAdapter, send: forwardContext.send });
 
+/** Several settings saved together (the settings form) make one `settings.update`. */
+const settingsDebouncer = new KeyedDebouncer(250);
+
 function sendSettings() {
-  if (isActiveGM()) runtime.connection?.send(settingsUpdateEvent());
+  settingsDebouncer.run("settings", () => {
+    if (isActiveGM()) runtime.connection?.send(settingsUpdateEvent());
+  });
 }
 
 Hooks.once("init", () => {
@@ -76,7 +71,7 @@ Hooks.once("init", () => {
 
 Hooks.once("ready", () => {
   runtime.channel.listen();
-  const indicator = new StatusIndicator();
+  const indicator = new StatusIndicator(globalThis.document ?? null, () => runtime.connection?.reconfigure());
   const connection = new SidecarConnection({
     WebSocketImpl: globalThis.WebSocket,
     config: connectionSettings,
@@ -86,7 +81,8 @@ Hooks.once("ready", () => {
       foundry_version: String(game.version ?? ""),
       system_id: game.system.id,
       system_version: String(game.system.version ?? ""),
-      language: protocolLanguage(game.i18n.lang),
+      // The sidecar maps Foundry codes ("zh-cn", "cn"...) to its own languages.
+      language: String(game.i18n.lang ?? "en").slice(0, 16),
       ruleset: dnd5eAdapter.ruleset(),
     }),
     seqStore: new SeqStore(game.world.id),
@@ -98,9 +94,9 @@ Hooks.once("ready", () => {
     }),
     onStatus: (status) => indicator.show(status),
     onWelcome: () => {
-      // After the queued events: the scenes as they are now, and the rules settings.
+      // After the queued events: the rules settings and the scenes as they are now.
+      connection.send(settingsUpdateEvent());
       runtime.forwarders?.syncScenes();
-      sendSettings();
     },
     notify: (level, key, data) => ui.notifications?.[level]?.(t(key, data)),
   });

@@ -1,7 +1,7 @@
 /**
  * The GM's view of the connection: a small badge in the corner (connected / connecting /
- * reconnecting / refused, with the reason as its tooltip), and a notification when the
- * sidecar refuses us, since that needs the GM to fix a setting.
+ * reconnecting / refused, with the reason as its tooltip; a click connects again now), and
+ * a notification when the sidecar refuses us, since that needs the GM to act.
  */
 
 import { t } from "./util/i18n.mjs";
@@ -30,13 +30,18 @@ export function describeStatus(status) {
     parts.push(t("VTTSIDECAR.Status.RetryIn", { seconds: Math.ceil(status.retryInMs / 1000) }));
   }
   if (status.upgraded) parts.push(t("VTTSIDECAR.Status.Upgraded"));
+  if (status.state !== "connected" && status.state !== "stopped") parts.push(t("VTTSIDECAR.Status.ClickToRetry"));
   return { label, detail: parts.filter(Boolean).join(" — ") };
 }
 
 export class StatusIndicator {
-  /** @param {Document|null} [doc] */
-  constructor(doc = globalThis.document ?? null) {
+  /**
+   * @param {Document|null} [doc]
+   * @param {() => void} [onRetry]  a click on the badge: connect again now
+   */
+  constructor(doc = globalThis.document ?? null, onRetry = () => {}) {
     this.document = doc;
+    this.onRetry = onRetry;
     this.lastRefusal = null;
   }
 
@@ -68,6 +73,7 @@ export class StatusIndicator {
       element = this.document.createElement("div");
       element.id = ELEMENT_ID;
       element.setAttribute("role", "status");
+      element.addEventListener("click", () => this.onRetry());
       this.document.body.appendChild(element);
     }
     return element;

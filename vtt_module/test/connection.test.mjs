@@ -302,6 +302,17 @@ describe("reconnecting", () => {
     assert.equal(t.WebSocketImpl.instances.length, 2, "a settings change tries again");
   });
 
+  it("does not fight another browser that took the world over (4409)", () => {
+    const t = makeConnection();
+    const socket = connect(t);
+    socket.serverClose(4409, "another client connected for this world");
+    assert.equal(t.connection.status.state, "refused");
+    assert.equal(t.connection.status.reason, "VTTSIDECAR.Status.Superseded");
+    assert.deepEqual(t.clock.pendingDelays(), []);
+    t.connection.reconfigure();
+    assert.equal(t.WebSocketImpl.instances.length, 2);
+  });
+
   it("shows the sidecar's own reason when it refuses the token", () => {
     const t = makeConnection();
     t.connection.start();

@@ -1177,14 +1177,15 @@ export function createFoundryEnv({
   env.CONFIG = {
     RegionBehavior: { dataModels: {}, typeLabels: {}, typeIcons: {} },
     Combat: { documentClass: Combat },
+    // dnd5e localises its CONFIG at setup, so labels are display text by the time we read them
     DND5E: {
       abilities: {
-        str: { label: "DND5E.AbilityStr" },
-        dex: { label: "DND5E.AbilityDex" },
-        con: { label: "DND5E.AbilityCon" },
-        int: { label: "DND5E.AbilityInt" },
-        wis: { label: "DND5E.AbilityWis" },
-        cha: { label: "DND5E.AbilityCha" },
+        str: { label: "Strength" },
+        dex: { label: "Dexterity" },
+        con: { label: "Constitution" },
+        int: { label: "Intelligence" },
+        wis: { label: "Wisdom" },
+        cha: { label: "Charisma" },
       },
     },
   };

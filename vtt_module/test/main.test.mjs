@@ -85,9 +85,15 @@ describe("module wiring", () => {
     });
   });
 
-  it("sends settings.update when a rules setting changes", async () => {
+  it("sends one settings.update when rules settings change together", async () => {
+    const before = socket.sentOfType("settings.update").length;
     await game.settings.set("vtt-sidecar", "noticeRadius", 45);
-    assert.equal(socket.sentOfType("settings.update").at(-1).settings.notice_radius_ft, 45);
+    await game.settings.set("vtt-sidecar", "saveMode", "ask");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const sent = socket.sentOfType("settings.update");
+    assert.equal(sent.length, before + 1);
+    assert.equal(sent.at(-1).settings.notice_radius_ft, 45);
+    assert.equal(sent.at(-1).settings.save_mode, "ask");
   });
 
   it("applies a GM-only card and damage ops, acks both, and does not echo the damage", async () => {

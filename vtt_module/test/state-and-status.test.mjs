@@ -28,9 +28,9 @@ describe("status indicator", () => {
     assert.deepEqual(describeStatus({ state: "connected", reason: null, retryInMs: null, upgraded: false }), { label: "connected", detail: "" });
     assert.deepEqual(describeStatus({ state: "reconnecting", reason: "VTTSIDECAR.Status.Closed", retryInMs: 4100, upgraded: true }), {
       label: "reconnecting…",
-      detail: "The connection closed. — Next attempt in 5 s. — Using wss:// because this page is served over https.",
+      detail: "The connection closed. — Next attempt in 5 s. — Using wss:// because this page is served over https. — Click to connect again.",
     });
-    assert.equal(describeStatus({ state: "refused", reason: "unknown world token" }).detail, "unknown world token");
+    assert.equal(describeStatus({ state: "refused", reason: "unknown world token" }).detail, "unknown world token — Click to connect again.");
   });
 
   it("notifies the GM once per refusal", () => {

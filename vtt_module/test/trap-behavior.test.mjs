@@ -81,4 +81,19 @@ describe("trap behaviour", () => {
     assert.equal(regionData(scene.regions.get("reg3")), null);
     assert.equal(shapeData({ type: "polygon", points: [0, 0] }), null);
   });
+
+  it("a trip wire entered on the behaviour becomes a line shape", () => {
+    const env = world();
+    const scene = env.createScene({
+      regions: [{
+        id: "roof",
+        shapes: [{ type: "rectangle", x: 0, y: 0, width: 300, height: 300 }],
+        behaviors: [{ type: "vtt-sidecar.trap", system: { trapId: "collapsing_roof", wire: "[[100, 0], [100, 300]]" } }],
+      }],
+    });
+    const data = regionData(scene.regions.get("roof"));
+    assert.deepEqual(data.shapes.at(-1), { type: "line", points: [100, 0, 100, 300], hole: false });
+    const Model = CONFIG.RegionBehavior.dataModels["vtt-sidecar.trap"];
+    assert.throws(() => new Model({ trapId: "x", wire: "nope" }));
+  });
 });

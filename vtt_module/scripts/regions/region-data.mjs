@@ -1,7 +1,7 @@
 /** A RegionDocument as the protocol's `Region`: shapes, elevation and its trap, if any. */
 
 import { TRAP_BEHAVIOR_TYPE } from "../constants.mjs";
-import { trapPlacement } from "./trap-placement.mjs";
+import { parseTrack, trapPlacement } from "./trap-placement.mjs";
 
 /**
  * @param {number|null|undefined} value
@@ -42,16 +42,33 @@ export function trapBehavior(region) {
 }
 
 /**
+ * The trip wire a GM entered on the trap behaviour, as the protocol's `line` shape. Foundry
+ * regions have no line shape; a trip-wire trap springs when a path crosses this line, and
+ * its effect covers the region's own shapes.
+ * @param {object|undefined} system  the trap behaviour's data
+ * @returns {object|null}
+ */
+export function wireShape(system) {
+  const points = parseTrack(system?.wire) ?? [];
+  if (points.length < 2) return null;
+  return { type: "line", points: points.flatMap((p) => [p.x, p.y]), hole: false };
+}
+
+/**
  * @param {object} region  a RegionDocument
  * @returns {object|null} a protocol `Region`, or null when it holds no configured trap
  */
 export function regionData(region) {
-  const trap = trapPlacement(trapBehavior(region)?.system);
+  const behavior = trapBehavior(region);
+  const trap = trapPlacement(behavior?.system);
   if (!trap) return null;
+  const shapes = [...(region.shapes ?? [])].map(shapeData).filter(Boolean);
+  const wire = wireShape(behavior.system);
+  if (wire) shapes.push(wire);
   return {
     id: region.id,
     name: String(region.name ?? "").slice(0, 256),
-    shapes: [...(region.shapes ?? [])].map(shapeData).filter(Boolean),
+    shapes,
     elevation: { bottom: bound(region.elevation?.bottom), top: bound(region.elevation?.top) },
     trap,
   };

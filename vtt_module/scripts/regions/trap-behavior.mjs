@@ -44,6 +44,12 @@ export function defineTrapBehaviorData() {
           initial: "",
           validate: (value) => parseTrack(value) !== null,
         }),
+        wire: new StringField({
+          required: true,
+          blank: true,
+          initial: "",
+          validate: (value) => parseTrack(value) !== null,
+        }),
         hidden: new BooleanField({ initial: true }),
       };
     }
@@ -58,4 +64,4 @@ export function registerTrapBehavior() {
 }
 
 /** Field names, for the language-file check. */
-export const TRAP_FIELDS = ["trapId", "overrides", "once", "originX", "originY", "direction", "track", "hidden"];
+export const TRAP_FIELDS = ["trapId", "overrides", "once", "originX", "originY", "direction", "track", "wire", "hidden"];
