@@ -837,3 +837,16 @@ async def test_players_roll_the_extra_dash_save_in_ask_mode(client: SidecarClien
     )
     assert ops(answered, "exhaustion")[0]["level"] == 1
     assert person(chase_state(answered), "thief")["exhaustion_gained"] == 1
+
+
+async def test_map_runner_starting_past_a_fork_takes_the_default_branch(
+    client: SidecarClient,
+) -> None:
+    await scene(client, runner("thief", speed=30), runner("aria"))
+    await start(client, ["thief"], ["aria"], map_id="market-district", distance_ft=200)
+    result = await turn(client, complication_roll=NONE)
+    thief = person(chase_state(result), "thief")
+    # main street is 120 ft; the alley (the first branch) runs to 210 ft with its fence at
+    # 160 ft, already behind the thief; then the docks
+    assert thief["position_ft"] == 260 and thief["segment"] == "docks"
+    assert "board fence" not in texts(result)

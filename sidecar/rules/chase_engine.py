@@ -454,7 +454,7 @@ def _advance(
         segment = route.segment(p.path[-1])
         seg_start = sum(route.segment(s).length_ft for s in p.path[:-1])
         seg_end = seg_start + segment.length_ft
-        for obstacle in segment.obstacles:
+        for obstacle in sorted(segment.obstacles, key=lambda o: o.at_ft):
             at = seg_start + obstacle.at_ft
             if not position < at <= goal:
                 continue
@@ -474,13 +474,13 @@ def _advance(
             break
         choices = segment.next
         if not choices:
-            goal = seg_end
-            position = seg_end
+            goal = max(start, seg_end)
+            position = goal
             res.say(ctx.t("chase.line.route_end", name=p.name))
             break
         nxt = p.branch_choice if p.branch_choice in choices else choices[0]
         p.path.append(nxt)
-        position = seg_end
+        position = max(position, seg_end)  # a runner may start beyond the first segment
     p.stopped = False
     p.position_ft = position
 
