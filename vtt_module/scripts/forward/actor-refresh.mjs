@@ -8,6 +8,16 @@ import { tokenData } from "./scene.mjs";
 import { KeyedDebouncer } from "../util/debounce.mjs";
 
 /**
+ * The sidecar knows the active scene and the one the GM views (forward/scene.mjs); a token
+ * elsewhere would be refused as an unknown scene.
+ * @param {object|null|undefined} scene
+ * @returns {boolean}
+ */
+function isSyncedScene(scene) {
+  return Boolean(scene) && (scene.active || scene.id === globalThis.canvas?.scene?.id);
+}
+
+/**
  * @param {{on: Function}} hooks
  * @param {import("./scene.mjs").ForwardContext & {clock?: object}} ctx
  * @param {number} [delayMs=200]
@@ -19,7 +29,7 @@ export function installActorRefreshForwarder(hooks, ctx, delayMs = 200) {
     if (!ctx.isActive() || !actor) return;
     const tokens = actor.isToken && actor.token ? [actor.token] : actor.getActiveTokens?.(false, true) ?? [];
     for (const token of tokens) {
-      if (!token?.parent) continue;
+      if (!isSyncedScene(token?.parent)) continue;
       debouncer.run(token.id, () => {
         if (!ctx.isActive()) return;
         ctx.send({ type: "token.update", scene_id: token.parent.id, token: tokenData(token, ctx.adapter) });
