@@ -1307,10 +1307,11 @@ export function createFoundryEnv({
       env.game.user = previous;
     }
     if (!timeout) return result;
-    return Promise.race([
-      result,
-      new Promise((_, reject) => setTimeout(() => reject(new Error("query timed out")), timeout)),
-    ]);
+    let timer;
+    const expired = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error("query timed out")), timeout);
+    });
+    return Promise.race([result, expired]).finally(() => clearTimeout(timer));
   };
 
   return env;
