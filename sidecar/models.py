@@ -5,7 +5,7 @@ The module's system adapter (dnd5e first) fills these; the rules engines read on
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -15,21 +15,6 @@ Size = Literal["tiny", "sm", "med", "lg", "huge", "grg"]
 Ruleset = Literal["legacy", "modern"]
 Language = Literal["en", "ru", "zh-CN"]
 
-DAMAGE_TYPES = (
-    "acid",
-    "bludgeoning",
-    "cold",
-    "fire",
-    "force",
-    "lightning",
-    "necrotic",
-    "piercing",
-    "poison",
-    "psychic",
-    "radiant",
-    "slashing",
-    "thunder",
-)
 DamageType = Literal[
     "acid",
     "bludgeoning",
@@ -61,22 +46,9 @@ Condition = Literal[
     "stunned",
     "unconscious",
 ]
-CONDITIONS: tuple[str, ...] = (
-    "blinded",
-    "charmed",
-    "deafened",
-    "frightened",
-    "grappled",
-    "incapacitated",
-    "invisible",
-    "paralyzed",
-    "petrified",
-    "poisoned",
-    "prone",
-    "restrained",
-    "stunned",
-    "unconscious",
-)
+
+DAMAGE_TYPES: tuple[str, ...] = get_args(DamageType)
+CONDITIONS: tuple[str, ...] = get_args(Condition)
 
 Identifier = Annotated[str, Field(min_length=1, max_length=128)]
 Name = Annotated[str, Field(max_length=256)]

@@ -10,7 +10,7 @@ are stored until the client acks them, and are re-sent after a reconnect.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import Field, TypeAdapter, ValidationError
 
@@ -271,55 +271,9 @@ ClientMessage = Annotated[
     | SettingsUpdate,
     Field(discriminator="type"),
 ]
-ClientEvent = (
-    Ping
-    | SceneSync
-    | TokenUpdate
-    | TokenRemove
-    | RegionUpdate
-    | RegionRemove
-    | TokenMove
-    | CombatStart
-    | CombatTurn
-    | CombatEnd
-    | TimeAdvance
-    | RestCompleted
-    | DamageTaken
-    | HealingApplied
-    | Interaction
-    | WeaponHit
-    | GmAction
-    | SaveResult
-    | SettingsUpdate
-)
-
 client_adapter: TypeAdapter[Any] = TypeAdapter(ClientMessage)
-CLIENT_TYPES: frozenset[str] = frozenset(
-    m.model_fields["type"].default
-    for m in (
-        Hello,
-        Ack,
-        Ping,
-        SceneSync,
-        TokenUpdate,
-        TokenRemove,
-        RegionUpdate,
-        RegionRemove,
-        TokenMove,
-        CombatStart,
-        CombatTurn,
-        CombatEnd,
-        TimeAdvance,
-        RestCompleted,
-        DamageTaken,
-        HealingApplied,
-        Interaction,
-        WeaponHit,
-        GmAction,
-        SaveResult,
-        SettingsUpdate,
-    )
-)
+CLIENT_MODELS: tuple[type[Strict], ...] = get_args(get_args(ClientMessage)[0])
+CLIENT_TYPES: frozenset[str] = frozenset(m.model_fields["type"].default for m in CLIENT_MODELS)
 
 
 # ---------------------------------------------------------------- sidecar -> client
