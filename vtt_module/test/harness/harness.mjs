@@ -11,9 +11,21 @@
  *   world=ID           game.world.id (default "harness-world")
  *   system=VERSION     dnd5e version (default 5.3.3)
  *   rules=modern|legacy  dnd5e "rulesVersion" setting (default modern)
+ *   user=ID            the user this page starts as (default the GM); a page that starts as a
+ *                      player never connects
+ *   role=1..4          that user's role when it is not one of the two built-in users
+ *                      (default 1, player; 4 = a second GM)
+ *   bus=NAME           join pages of one browser context into one "table": v13 `User#query`
+ *                      to a user who is not this page's user, and v12 `game.socket`, travel
+ *                      over a BroadcastChannel to the page whose user that is (a real player
+ *                      page answers a save prompt). Without it both stay inside this page.
  *
  * The page starts as the GM ("gm0000000000000001", the active GM) with one player
- * ("player000000000001") logged in. All functions below live on `window.harness`; those
+ * ("player000000000001") logged in. The chat log (#chat) shows what the current user would
+ * see (hidden whispers left out, blind content withheld from players), one
+ * `<article data-message-id>` per message, and fires `renderChatMessageHTML(message, element,
+ * context)` (v13) or `renderChatMessage(message, [element], data)` (v12) like Foundry's chat
+ * log, so card buttons can be clicked in the page. All functions below live on `window.harness`; those
  * marked async return promises. Ids are Foundry-style strings.
  *
  *   ready: Promise<void>                 resolves once the module has booted
@@ -28,7 +40,8 @@
  *   addUser({id?, name, role=1, active=true})        -> user id (role 4 = GM)
  *   setUserActive(userId, active)        log a user in/out (fires userConnected)
  *   switchUser(userId)                   act as that user in this page (re-checks who is the
- *                                        active GM: switching to a player stops the connection)
+ *                                        active GM: switching to a player stops the connection;
+ *                                        the chat log is drawn again for that user)
  *   createActor({name, ownerId?, type="character", hp=10 | {value,max,temp}, ac, speed,
  *                abilities:{str:10,...}, saveProficiencies:[...], skillProficiencies:[...],
  *                level?, cr?, size, di, dr, dv, ci, statuses:[...], saveShape})  -> actor id
@@ -60,6 +73,8 @@
  *                                          contentVisibleTo:{userId: bool}}]
  *   sentFrames(type?) / receivedFrames(type?)   parsed WebSocket frames, oldest first
  *   notifications()                      [{type: "info"|"warn"|"error", message}]
+ *   queries()                            [{to, name, data, answered}] queries this page
+ *                                        answered for another page (bus=NAME)
  *   state(kind, key?)                    sidecar `state` data the module stored
  *   undo(eventId)                        prior values recorded before that event's ops
  *   waitUntil(fn, timeoutMs=5000)        async: poll fn() until truthy; resolves with its value
@@ -84,6 +99,8 @@ function createHarness(params) {
   const lang = params.get("lang") ?? "en";
   const sent = [];
   const received = [];
+  const bus = params.get("bus");
+  const answeredQueries = [];
   let env = null;
   let standins = null;
 
@@ -106,12 +123,18 @@ function createHarness(params) {
       worldId: params.get("world") ?? "harness-world",
       storage: window.localStorage,
       seed: Number(params.get("seed") ?? 1),
+      ...(bus ? { socketBus: broadcastSocketBus(bus) } : {}),
     });
+    if (bus) bridgeQueries(env, bus, generation, answeredQueries);
     standins.installGlobals(env, window);
     window.WebSocket = recordingWebSocket(window.WebSocket, sent, received);
     env.addUser({ id: GM_ID, name: "Gamemaster", role: standins.USER_ROLES.GAMEMASTER });
     env.addUser({ id: PLAYER_ID, name: "Player", role: standins.USER_ROLES.PLAYER });
-    env.setCurrentUser(GM_ID);
+    const startAs = params.get("user") ?? GM_ID;
+    if (!env.game.users.get(startAs)) {
+      env.addUser({ id: startAs, name: startAs, role: Number(params.get("role") ?? standins.USER_ROLES.PLAYER) });
+    }
+    env.setCurrentUser(startAs);
     env.hooks.on("createChatMessage", (message) => showMessage(message));
     api.env = env;
 
@@ -175,6 +198,7 @@ function createHarness(params) {
     switchUser(userId) {
       if (!env.setCurrentUser(userId)) throw new Error(`no user ${userId}`);
       moduleApi().checkActiveGM();
+      renderChatLog();
       return api.status();
     },
 
@@ -318,6 +342,10 @@ function createHarness(params) {
       return structuredClone(env.notifications);
     },
 
+    queries() {
+      return structuredClone(answeredQueries);
+    },
+
     state(kind, key) {
       const store = moduleApi().state;
       return structuredClone(key === undefined ? Object.fromEntries(store.entries(kind)) : store.get(kind, key));
@@ -368,12 +396,34 @@ function createHarness(params) {
     return { ...region, behaviors: [...behaviors, ...trapBehavior] };
   }
 
+  /** Append a message to the chat log as Foundry's ChatLog would for the current user. */
   function showMessage(message) {
+    const user = env.game.user;
+    if (!user || !message.isVisibleTo(user)) return;
     const chat = document.getElementById("chat");
     const article = document.createElement("article");
-    const who = message.whisper.length ? `whisper to ${message.whisper.join(", ")}${message.blind ? " (blind)" : ""}` : "public";
-    article.innerHTML = `<div class="whisper">${who}</div>${message.content}`;
+    article.dataset.messageId = message.id;
+    const who = message.whisper.length
+      ? `whisper to ${message.whisper.map((id) => env.game.users.get(id)?.name ?? id).join(", ")}${message.blind ? " (blind)" : ""}`
+      : "public";
+    const speaker = message.speaker?.alias ? `${escapeText(message.speaker.alias)} — ` : "";
+    const head = `<div class="whisper">${speaker}${who}</div>`;
+    if (message.isContentVisibleTo(user)) {
+      const rolls = message.rolls.map((r) => `<span class="roll">${escapeText(r.formula)} = <b>${escapeText(r.total)}</b></span>`);
+      const dice = rolls.length ? `<div class="dice-rolls">${rolls.join(" · ")}</div>` : "";
+      article.innerHTML = `${head}${message.content}${dice}`;
+    } else {
+      article.innerHTML = `${head}<div class="blind">???</div>`;
+    }
     chat.appendChild(article);
+    if (generation >= 13) env.hooks.callAll("renderChatMessageHTML", message, article, { message });
+    else env.hooks.callAll("renderChatMessage", message, Object.assign([article], { find: (sel) => [...article.querySelectorAll(sel)] }), { message });
+  }
+
+  /** Draw the whole log again (the current user changed). */
+  function renderChatLog() {
+    document.getElementById("chat").replaceChildren();
+    for (const message of env.game.messages) showMessage(message);
   }
 
   return api;
@@ -417,5 +467,100 @@ function recordingWebSocket(NativeWebSocket, sent, received) {
       }
       return super.send(data);
     }
+  };
+}
+
+/**
+ * @param {unknown} value
+ * @returns {string} text safe to put in HTML
+ */
+function escapeText(value) {
+  return String(value).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/**
+ * `game.socket` across the pages of one browser context (v12's module socket): `emit` reaches
+ * every other page, as Foundry's socket reaches every other client.
+ * @param {string} name
+ * @returns {{connect: () => object}}
+ */
+function broadcastSocketBus(name) {
+  return {
+    connect() {
+      const channel = new BroadcastChannel(`vtt-harness:${name}:socket`);
+      const handlers = new Map();
+      channel.onmessage = (event) => {
+        const [eventName, data] = event.data;
+        for (const fn of handlers.get(eventName) ?? []) fn(structuredClone(data));
+      };
+      return {
+        emitted: [],
+        handlers,
+        on(eventName, fn) {
+          if (!handlers.has(eventName)) handlers.set(eventName, []);
+          handlers.get(eventName).push(fn);
+        },
+        emit(eventName, data) {
+          this.emitted.push([eventName, data]);
+          channel.postMessage([eventName, data]);
+        },
+      };
+    },
+  };
+}
+
+/**
+ * v13 `User#query` across pages: a query to a user who is not this page's user is answered
+ * by the page whose user that is (its `CONFIG.queries` handler runs there), or times out.
+ * @param {object} env
+ * @param {string} name
+ * @param {number} generation
+ * @param {object[]} answered  queries this page answered, for the test
+ */
+function bridgeQueries(env, name, generation, answered) {
+  if (generation < 13) return;
+  const channel = new BroadcastChannel(`vtt-harness:${name}:query`);
+  const waiting = new Map();
+  let counter = 0;
+  channel.onmessage = async ({ data: message }) => {
+    if (message.kind === "reply") {
+      const pending = waiting.get(message.id);
+      if (!pending) return;
+      waiting.delete(message.id);
+      if (message.error) pending.reject(new Error(message.error));
+      else pending.resolve(message.result);
+      return;
+    }
+    if (message.kind !== "query" || message.to !== env.game.user?.id) return;
+    const record = { to: message.to, name: message.name, data: message.data, answered: false };
+    answered.push(record);
+    try {
+      const result = await env.runQuery(env.game.user, message.name, message.data, { timeout: message.timeout });
+      record.answered = true;
+      channel.postMessage({ kind: "reply", id: message.id, result: result ?? null });
+    } catch (error) {
+      channel.postMessage({ kind: "reply", id: message.id, error: String(error?.message ?? error) });
+    }
+  };
+  const remoteQuery = (userId, queryName, data, { timeout } = {}) => new Promise((resolve, reject) => {
+    counter += 1;
+    const id = `${env.game.user?.id ?? "?"}:${counter}:${Math.random().toString(36).slice(2)}`;
+    const timer = timeout ? setTimeout(() => {
+      waiting.delete(id);
+      reject(new Error("query timed out"));
+    }, timeout) : null;
+    waiting.set(id, {
+      resolve: (value) => { clearTimeout(timer); resolve(value); },
+      reject: (error) => { clearTimeout(timer); reject(error); },
+    });
+    channel.postMessage({ kind: "query", id, to: userId, name: queryName, data: structuredClone(data), timeout });
+  });
+  const addUser = env.addUser;
+  env.addUser = (spec) => {
+    const user = addUser(spec);
+    user.query = (queryName, data, options) => (user.id === env.game.user?.id
+      ? env.runQuery(user, queryName, data, options)
+      : remoteQuery(user.id, queryName, data, options));
+    return user;
   };
 }
