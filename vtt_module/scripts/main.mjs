@@ -24,6 +24,11 @@ import { connectionSettings, registerSettings, settingsUpdateEvent } from "./set
 import { SidecarState } from "./state.mjs";
 import { StatusIndicator } from "./status-indicator.mjs";
 import { dnd5eAdapter } from "./systems/dnd5e.mjs";
+import { AfflictionPanels } from "./ui/affliction-panel.mjs";
+import { installChatButtons } from "./ui/chat-buttons.mjs";
+import { installSceneControls, startChaseDialog } from "./ui/chase-start.mjs";
+import { ChaseTrackers } from "./ui/chase-tracker.mjs";
+import { hudActions, installTokenHud } from "./ui/token-hud.mjs";
 import { UndoLog } from "./undo-log.mjs";
 import { KeyedDebouncer } from "./util/debounce.mjs";
 import { t } from "./util/i18n.mjs";
@@ -47,6 +52,18 @@ const forwardContext = {
   isActive: () => isActiveGM(),
 };
 
+/** Buttons and windows send through the forwarders once they exist (from `ready` on). */
+const sendGmAction = (action, params) => runtime.forwarders?.sendGmAction(action, params) ?? null;
+const trackers = new ChaseTrackers({ state: runtime.state, send: sendGmAction });
+const panels = new AfflictionPanels({ state: runtime.state, send: sendGmAction });
+
+/** Open every chase tracker the sidecar told us about, or say there is none. */
+function openTrackers() {
+  const chases = trackers.chases();
+  if (!chases.length) ui.notifications?.info(t("VTTSIDECAR.Chase.NoChases"));
+  for (const [chaseId] of chases) trackers.open(chaseId);
+}
+
 const saves = new SaveRequests({ channel: runtime.channel, adapter: dnd5eAdapter, send: forwardContext.send });
 
 /** Several settings saved together (the settings form) make one `settings.update`. */
@@ -67,6 +84,14 @@ Hooks.once("init", () => {
   saves.registerHandler();
   registerRestRelay(forwardContext, runtime.channel);
   installCatalogSuggestions(Hooks, () => runtime.state.trapCatalog());
+  installChatButtons(Hooks, sendGmAction);
+  installTokenHud(Hooks, hudActions({ send: sendGmAction, state: runtime.state, panels }));
+  installSceneControls(Hooks, {
+    startChase: () => startChaseDialog(sendGmAction, () => dnd5eAdapter.ruleset()),
+    openTrackers,
+  });
+  trackers.install(Hooks);
+  panels.install(Hooks);
 });
 
 Hooks.once("ready", () => {
@@ -123,6 +148,9 @@ Hooks.once("ready", () => {
       sendGmAction: runtime.forwarders.sendGmAction,
       syncScenes: runtime.forwarders.syncScenes,
       checkActiveGM: () => watcher.check(),
+      trackers,
+      panels,
+      startChase: () => startChaseDialog(sendGmAction, () => dnd5eAdapter.ruleset()),
     };
   }
   Hooks.callAll("vttSidecarReady", module?.api);

@@ -77,7 +77,6 @@ export function registerSettings({ onConnectionChange, onRulesChange }) {
     choices: {
       best: "VTTSIDECAR.Settings.gmPicksAbility.Best",
       worst: "VTTSIDECAR.Settings.gmPicksAbility.Worst",
-      ask: "VTTSIDECAR.Settings.gmPicksAbility.Ask",
     },
   });
   register(SETTINGS.debug, { scope: "client", type: Boolean, default: false });
@@ -109,12 +108,14 @@ export function connectionSettings() {
  *   drop_triggers: boolean, gm_picks_ability: string}}
  */
 export function rulesSettings() {
+  // The sidecar knows only best/worst; a value saved by an older version falls back to best.
+  const picks = getSetting(SETTINGS.gmPicksAbility) === "worst" ? "worst" : "best";
   return {
     save_mode: getSetting(SETTINGS.saveMode),
     save_timeout_s: Number(getSetting(SETTINGS.saveTimeout)),
     notice_radius_ft: Number(getSetting(SETTINGS.noticeRadius)),
     drop_triggers: Boolean(getSetting(SETTINGS.dropTriggers)),
-    gm_picks_ability: getSetting(SETTINGS.gmPicksAbility),
+    gm_picks_ability: picks,
   };
 }
 

@@ -409,6 +409,20 @@ export function makeChatMessageClass(env) {
       return this.flags?.[scope]?.[key];
     }
 
+    /** Document#setFlag — https://foundryvtt.com/api/classes/foundry.abstract.Document.html#setFlag */
+    async setFlag(scope, key, value) {
+      return this.update({ [`flags.${scope}.${key}`]: value });
+    }
+
+    /** Document#update: merges the change and fires `updateChatMessage(message, changed, options, userId)`. */
+    async update(changes, options = {}) {
+      const expanded = expandObject(changes);
+      if (expanded.flags) mergeInto(this.flags, expanded.flags);
+      if (typeof expanded.content === "string") this.content = expanded.content;
+      env.hooks.callAll("updateChatMessage", this, expanded, options, env.game.user?.id);
+      return this;
+    }
+
     /** @param {StandinUser} user */
     isVisibleTo(user) {
       if (!this.whisper.length) return true;
@@ -844,6 +858,13 @@ export class StandinScene {
     this.grid = { size: 100, distance: 5, units: "ft", ...(data.grid ?? {}) };
     this.tokens = new StandinCollection();
     this.regions = new StandinCollection();
+    // WallDocument — https://foundryvtt.com/api/classes/foundry.documents.WallDocument.html
+    // `c` [x0, y0, x1, y1], `sight` / `move` (CONST.WALL_SENSE_TYPES / WALL_MOVEMENT_TYPES)
+    this.walls = new StandinCollection();
+    for (const w of data.walls ?? []) {
+      const wall = { id: w.id ?? env.newId(), c: [...w.c], sight: w.sight ?? 20, move: w.move ?? 20, parent: this, documentName: "Wall" };
+      this.walls.set(wall.id, wall);
+    }
     this.documentName = "Scene";
   }
 
@@ -1070,6 +1091,236 @@ export class StandinRegionBehaviorType {
   }
 }
 
+
+/* ------------------------------------------------------------------ HTML elements and applications */
+
+/**
+ * Where a real DOM exists (the browser harness), stand-ins render real elements. In Node a
+ * StandinElement records the HTML written into it and lets a test "click" an element by its
+ * data attributes, the way delegated listeners see a click:
+ *   element.click({action: "undo", eventId: "e1"})  -> target.closest(...) finds that button.
+ */
+export class StandinElement {
+  constructor(html = "") {
+    this.innerHTML = html;
+    this.listeners = [];
+    this.dataset = {};
+    this.classList = new Set();
+    this.removed = false;
+  }
+
+  insertAdjacentHTML(_position, html) {
+    this.innerHTML += html;
+  }
+
+  addEventListener(type, fn) {
+    this.listeners.push({ type, fn });
+  }
+
+  querySelector() {
+    return null;
+  }
+
+  querySelectorAll() {
+    return [];
+  }
+
+  remove() {
+    this.removed = true;
+  }
+
+  /** A click on an element with these data attributes (dataset keys, camelCase). */
+  async click(dataset = {}, { disabled = false } = {}) {
+    const button = { dataset: { ...dataset }, disabled, tagName: "BUTTON", closest: () => button };
+    const event = { type: "click", target: button, currentTarget: this, preventDefault() {}, stopPropagation() {} };
+    const results = this.listeners.filter((l) => l.type === "click").map((l) => l.fn(event));
+    await Promise.all(results);
+    return button;
+  }
+}
+
+/** @returns {boolean} a real DOM is there */
+function hasDom() {
+  return typeof document !== "undefined" && typeof document.createElement === "function";
+}
+
+/** @returns {HTMLElement|StandinElement} */
+function makeElement(tag = "div", className = "") {
+  if (!hasDom()) return new StandinElement();
+  const element = document.createElement(tag);
+  if (className) element.className = className;
+  return element;
+}
+
+/** Deep-merge option objects the way ApplicationV2 merges DEFAULT_OPTIONS down the class chain. */
+function mergeOptions(base, extra) {
+  const out = { ...base };
+  for (const [key, value] of Object.entries(extra ?? {})) {
+    out[key] = value && typeof value === "object" && !Array.isArray(value) && out[key] && typeof out[key] === "object"
+      ? mergeOptions(out[key], value) : value;
+  }
+  return out;
+}
+
+/**
+ * ApplicationV2 — https://foundryvtt.com/api/classes/foundry.applications.api.ApplicationV2.html
+ * (v12: https://foundryvtt.com/api/v12/classes/foundry.applications.api.ApplicationV2.html; it
+ * exists from v12 on). `static DEFAULT_OPTIONS` (merged down the class chain: id, classes,
+ * window {title}, position {width, height, left, top}, actions {name: handler}); `render(options)`
+ * runs `_prepareContext(options)`, `_renderHTML(context, options)` and
+ * `_replaceHTML(result, content, options)`; a click on `[data-action]` calls
+ * `actions[name].call(app, event, target)`; `close()`; `rendered`, `element`, `id`, `title`;
+ * `foundry.applications.instances` (v13) holds the rendered ones.
+ */
+export function makeApplicationV2(env) {
+  return class StandinApplicationV2 {
+    static DEFAULT_OPTIONS = { id: "app-{id}", classes: [], window: { title: "" }, position: {}, actions: {} };
+
+    constructor(options = {}) {
+      const chain = [];
+      for (let cls = this.constructor; cls && cls !== Object; cls = Object.getPrototypeOf(cls)) {
+        if (Object.prototype.hasOwnProperty.call(cls, "DEFAULT_OPTIONS")) chain.unshift(cls.DEFAULT_OPTIONS);
+      }
+      this.options = [...chain, options].reduce(mergeOptions, {});
+      this.options.id = String(this.options.id ?? "app-{id}").replace("{id}", env.newId());
+      this.position = { ...(this.options.position ?? {}) };
+      this.element = null;
+      this.rendered = false;
+      this.renderCount = 0;
+    }
+
+    get id() {
+      return this.options.id;
+    }
+
+    get title() {
+      return this.options.window?.title ?? "";
+    }
+
+    async _prepareContext(_options) {
+      return {};
+    }
+
+    async render(options = {}) {
+      const opts = typeof options === "boolean" ? { force: options } : options;
+      if (!this.rendered && !opts.force) return this;
+      const context = await this._prepareContext(opts);
+      const result = await this._renderHTML(context, opts);
+      if (!this.element) this.#createFrame();
+      this._replaceHTML(result, this.content, opts);
+      this.rendered = true;
+      this.renderCount += 1;
+      env.foundry.applications.instances.set(this.id, this);
+      env.hooks.callAll(`render${this.constructor.name}`, this, this.element, context, opts);
+      return this;
+    }
+
+    async close() {
+      this.element?.remove();
+      this.element = null;
+      this.content = null;
+      this.rendered = false;
+      env.foundry.applications.instances.delete(this.id);
+      return this;
+    }
+
+    bringToFront() {}
+
+    #createFrame() {
+      const frame = makeElement("div", ["application", ...(this.options.classes ?? [])].join(" "));
+      if (hasDom()) {
+        frame.id = this.id;
+        const { width, height, left = 40, top = 40 } = this.position;
+        Object.assign(frame.style, {
+          position: "absolute", left: `${left}px`, top: `${top}px`, zIndex: 50,
+          width: width ? `${width}px` : "", height: height && height !== "auto" ? `${height}px` : "",
+          background: "#f4f1e8", border: "1px solid #444", boxShadow: "0 0 10px #0006",
+        });
+        const header = document.createElement("header");
+        header.className = "window-header";
+        const h1 = document.createElement("h1");
+        h1.className = "window-title";
+        h1.textContent = this.title;
+        header.append(h1);
+        const content = document.createElement("section");
+        content.className = "window-content";
+        frame.append(header, content);
+        document.body.append(frame);
+        this.content = content;
+      } else {
+        this.content = frame;
+      }
+      this.element = frame;
+      frame.addEventListener("click", (event) => {
+        const target = event.target?.closest?.("[data-action]");
+        const name = target?.dataset?.action;
+        const handler = name ? this.options.actions?.[name] : undefined;
+        if (name === "close") return this.close();
+        return handler?.call(this, event, target);
+      });
+    }
+  };
+}
+
+/**
+ * The HTML a render hook receives: v13 passes an HTMLElement; v12 passes a jQuery object
+ * (its first item is the element). The stand-in for jQuery is an array-like with `jquery`.
+ */
+function hookHtml(env, element) {
+  return env.generation >= 13 ? element : Object.assign([element], { jquery: "3.7.1" });
+}
+
+/**
+ * Rendering hooks of the UI the module decorates:
+ *   chat: v13 `renderChatMessageHTML(message, html: HTMLElement, context)`
+ *     (https://foundryvtt.com/api/functions/hookEvents.renderChatMessageHTML.html);
+ *     v12 `renderChatMessage(message, html: jQuery, data)`
+ *     (https://foundryvtt.com/api/v12/functions/hookEvents.renderChatMessage.html).
+ *   token HUD: `renderTokenHUD(hud, html, data)`; v13 TokenHUD is an ApplicationV2 with
+ *     `document` and `object`; v12 `hud.object` is the Token whose `document` is the TokenDocument
+ *     (https://foundryvtt.com/api/classes/foundry.applications.hud.TokenHUD.html).
+ *   scene controls: `getSceneControlButtons(controls)`; v13 `controls` is a record of
+ *     `{name, tools: {name: {name, title, icon, button, onChange, order}}}`
+ *     (https://foundryvtt.com/api/functions/hookEvents.getSceneControlButtons.html); v12 an array
+ *     of `{name, tools: [{name, title, icon, button, onClick}]}`.
+ */
+export function installUiHelpers(env) {
+  env.renderChatMessage = (message) => {
+    const element = makeElement("li", "chat-message");
+    if (hasDom()) element.innerHTML = `<div class="message-content">${message.content}</div>`;
+    else element.innerHTML = message.content;
+    const hook = env.generation >= 13 ? "renderChatMessageHTML" : "renderChatMessage";
+    env.hooks.callAll(hook, message, hookHtml(env, element), {});
+    return element;
+  };
+
+  env.renderTokenHUD = (token) => {
+    const element = makeElement("div", "token-hud");
+    if (hasDom()) element.innerHTML = `<div class="col left"></div><div class="col middle"></div><div class="col right"></div>`;
+    const placeable = { document: token, id: token.id };
+    const hud = env.generation >= 13 ? { document: token, object: placeable, close() {} } : { object: placeable, close() {} };
+    env.hooks.callAll("renderTokenHUD", hud, hookHtml(env, element), {});
+    return element;
+  };
+
+  env.sceneControls = () => {
+    const controls = env.generation >= 13
+      ? { tokens: { name: "tokens", tools: { select: { name: "select", order: 1 } } } }
+      : [{ name: "token", tools: [{ name: "select" }] }];
+    env.hooks.callAll("getSceneControlButtons", controls);
+    return controls;
+  };
+
+  /** Select tokens on the canvas (`canvas.tokens.controlled`: Token placeables). */
+  env.controlTokens = (tokenIds) => {
+    const scene = env.canvas.scene;
+    env.canvas.tokens.controlled = tokenIds.map((id) => {
+      const document = scene.tokens.get(id);
+      return { id, document, actor: document?.actor ?? null, name: document?.name };
+    });
+  };
+}
+
 /* ------------------------------------------------------------------ dialogs, sockets */
 
 /**
@@ -1077,9 +1328,29 @@ export class StandinRegionBehaviorType {
  * `confirm({window, content, yes, no, render, rejectClose})` resolves true / false, or null
  * when closed. The stand-in asks `env.dialogResponder(options)`, which returns true, false, or
  * "wait" (the user does nothing until the dialog is closed).
+ * `wait({window, content, buttons: [{action, label, default, callback(event, button, dialog)}],
+ * rejectClose})` resolves with the clicked button's callback result (or its `action` when it
+ * has no callback), or null when closed. The responder returns `{action, values}` (the form's
+ * fields by name; `button.form.elements` carries them as inputs) or null (closed).
  */
 export function makeDialogV2(env) {
   return class StandinDialogV2 {
+    static async wait(options = {}) {
+      env.dialogs.push(options);
+      const answer = env.dialogResponder(options);
+      if (!answer || typeof answer !== "object") return null;
+      const button = (options.buttons ?? []).find((b) => b.action === answer.action);
+      if (!button) return null;
+      const elements = Object.entries(answer.values ?? {}).map(([name, value]) => (
+        typeof value === "boolean" ? { name, type: "checkbox", checked: value, value: "on" }
+          : Array.isArray(value) ? { name, type: "select-multiple", multiple: true, selectedOptions: value.map((v) => ({ value: v })) }
+            : { name, type: "text", value: String(value) }
+      ));
+      const form = { elements };
+      const target = { form, dataset: { action: button.action } };
+      return button.callback ? button.callback({ target }, target, { form }) : button.action;
+    }
+
     static confirm(options = {}) {
       env.dialogs.push(options);
       return new Promise((resolve) => {
@@ -1201,7 +1472,7 @@ export function createFoundryEnv({
       },
       regionBehaviors: { RegionBehaviorType: StandinRegionBehaviorType },
     },
-    applications: { api: { DialogV2: makeDialogV2(env) } },
+    applications: { api: { DialogV2: makeDialogV2(env) }, instances: new Map() },
     utils: { getProperty, setProperty, expandObject, randomID: () => env.newId() },
   };
 
@@ -1242,7 +1513,14 @@ export function createFoundryEnv({
     get: () => env.game.combats.find((c) => c.active && (!c.scene || c.scene.id === env.canvas.scene?.id)) ?? null,
   });
 
-  env.canvas = { ready: false, scene: null };
+  env.canvas = { ready: false, scene: null, tokens: { controlled: [] } };
+  env.foundry.applications.api.ApplicationV2 = makeApplicationV2(env);
+  // CONST — https://foundryvtt.com/api/modules/CONST.html (WALL_SENSE_TYPES, USER_ROLES)
+  env.CONST = {
+    USER_ROLES,
+    WALL_SENSE_TYPES: { NONE: 0, LIMITED: 10, NORMAL: 20, PROXIMITY: 30, DISTANCE: 40 },
+  };
+  installUiHelpers(env);
 
   /* ---- builders for tests and the harness ---- */
 
@@ -1331,4 +1609,5 @@ export function installGlobals(env, target = globalThis) {
   target.ChatMessage = env.ChatMessage;
   target.Roll = env.Roll;
   target.canvas = env.canvas;
+  target.CONST = env.CONST;
 }

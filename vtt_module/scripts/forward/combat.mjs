@@ -4,7 +4,20 @@
  * only on the client that clicked), `combat.end` when the combat is deleted.
  */
 
+import { MODULE_ID } from "../constants.mjs";
 import { toNumber } from "../util/numbers.mjs";
+
+/**
+ * The id the sidecar knows a combatant by: the key of a combatant it added itself
+ * (`combatant.add` op: the rolling sphere, a chase creature), else Foundry's id.
+ * @param {object|null|undefined} combatant
+ * @returns {string|null}
+ */
+export function sidecarCombatantId(combatant) {
+  if (!combatant) return null;
+  const key = combatant.flags?.[MODULE_ID]?.key;
+  return typeof key === "string" && key ? key : combatant.id ?? null;
+}
 
 /**
  * @param {object} combat
@@ -13,7 +26,7 @@ import { toNumber } from "../util/numbers.mjs";
 export function combatantsOf(combat) {
   const list = combat.turns?.length ? combat.turns : [...(combat.combatants ?? [])];
   return list.slice(0, 1000).map((c) => ({
-    combatant_id: c.id,
+    combatant_id: sidecarCombatantId(c),
     token_id: c.tokenId ?? null,
     name: String(c.name ?? "").slice(0, 256),
     initiative: Number.isFinite(c.initiative) ? c.initiative : null,
@@ -23,16 +36,18 @@ export function combatantsOf(combat) {
 
 /**
  * @param {{round?: number, turn?: number|null, tokenId?: string|null, combatantId?: string|null}|null|undefined} ref
+ * @param {object} [combat]  to name sidecar-added combatants by their key
  * @returns {object|null} a protocol `TurnRef`
  */
-export function turnRef(ref) {
+export function turnRef(ref, combat) {
   if (!ref) return null;
   const turn = Number.isInteger(ref.turn) && ref.turn >= 0 ? ref.turn : null;
+  const combatant = ref.combatantId ? combat?.combatants?.get?.(ref.combatantId) : undefined;
   return {
     round: Math.max(0, Math.round(toNumber(ref.round))),
     turn,
-    combatant_id: ref.combatantId ?? null,
-    token_id: ref.tokenId ?? null,
+    combatant_id: combatant ? sidecarCombatantId(combatant) : ref.combatantId ?? null,
+    token_id: combatant ? combatant.tokenId ?? null : ref.tokenId ?? null,
   };
 }
 
@@ -56,8 +71,9 @@ export function installCombatForwarder(hooks, ctx) {
     ctx.send({
       type: "combat.turn",
       combat_id: combat.id,
-      prior: turnRef(prior),
-      current: turnRef(current) ?? turnRef({ round: combat.round, turn: combat.turn }),
+      prior: turnRef(prior, combat),
+      current: turnRef(current, combat)
+        ?? turnRef({ round: combat.round, turn: combat.turn, combatantId: combat.combatant?.id ?? null }, combat),
       combatants: combatantsOf(combat),
     });
   });

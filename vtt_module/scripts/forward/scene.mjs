@@ -35,6 +35,24 @@ export function tokenData(token, adapter) {
 }
 
 /**
+ * Walls as the sidecar's `Wall`s: the segment `c` and whether it blocks sight (anything but
+ * `CONST.WALL_SENSE_TYPES.NONE`; https://foundryvtt.com/api/variables/CONST.WALL_SENSE_TYPES.html).
+ * @param {object} scene
+ * @returns {Array<{c: number[], blocks_sight: boolean}>}
+ */
+export function wallData(scene) {
+  const none = globalThis.CONST?.WALL_SENSE_TYPES?.NONE ?? 0;
+  const walls = [];
+  for (const wall of scene.walls ?? []) {
+    const c = Array.isArray(wall.c) ? wall.c.slice(0, 4).map((v) => clamp(toNumber(v), -1e7, 1e7)) : [];
+    if (c.length !== 4) continue;
+    walls.push({ c, blocks_sight: wall.sight !== none });
+    if (walls.length >= 50000) break;
+  }
+  return walls;
+}
+
+/**
  * @param {object} scene  a Scene
  * @param {import("../systems/dnd5e.mjs").SystemAdapter} adapter
  * @returns {object} a protocol `Scene`
@@ -54,6 +72,7 @@ export function sceneData(scene, adapter) {
     },
     tokens: [...(scene.tokens ?? [])].map((token) => tokenData(token, adapter)),
     regions: [...(scene.regions ?? [])].map(regionData).filter(Boolean),
+    walls: wallData(scene),
   };
 }
 

@@ -62,6 +62,16 @@ const HANDLERS = {
     await asOwnActorChange(actor.id, () => actor.applyDamage(-op.amount));
   },
 
+  /** Exact HP and temp HP (Undo): an update, not applyDamage, so nothing clamps or absorbs. */
+  async "hp.set"(op, ctx) {
+    const actor = requireActor(op);
+    ctx.record(actorPrior(actor, op.token_id));
+    await asOwnActorChange(actor.id, () => actor.update({
+      "system.attributes.hp.value": Math.max(0, Number(op.value)),
+      "system.attributes.hp.temp": Math.max(0, Number(op.temp ?? 0)),
+    }));
+  },
+
   async status(op, ctx) {
     const actor = requireActor(op);
     ctx.record(actorPrior(actor, op.token_id));
