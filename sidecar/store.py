@@ -82,16 +82,16 @@ MIGRATIONS: dict[int, list[str]] = {
         # with the answers it ran with: what `vtt-sidecar replay` re-runs. applied_n alone
         # cannot place the save.request waves of a paused event between other events.
         """CREATE TABLE steps (
-            n INTEGER PRIMARY KEY,
             world_id TEXT NOT NULL,
+            n INTEGER NOT NULL,
             event_id TEXT NOT NULL,
             status TEXT NOT NULL,
-            answers TEXT NOT NULL
-        )""",
-        "CREATE INDEX steps_world ON steps (world_id, n)",
-        "INSERT INTO steps (world_id, event_id, status, answers)"
-        " SELECT world_id, event_id, status, answers FROM events"
-        " WHERE applied_n IS NOT NULL ORDER BY world_id, applied_n",
+            answers TEXT NOT NULL,
+            PRIMARY KEY (world_id, n)
+        ) WITHOUT ROWID""",
+        "INSERT INTO steps (world_id, n, event_id, status, answers)"
+        " SELECT world_id, applied_n, event_id, status, answers FROM events"
+        " WHERE applied_n IS NOT NULL",
     ],
 }
 
@@ -387,9 +387,9 @@ class Store:
                 if step is not None:
                     # a pass of the rules (not a logged save.result or a partial answer)
                     db.execute(
-                        "INSERT INTO steps (world_id, event_id, status, answers)"
-                        " VALUES (?, ?, ?, ?)",
-                        (world_id, event_id, status, json.dumps(step)),
+                        "INSERT INTO steps (world_id, n, event_id, status, answers)"
+                        " SELECT ?, COALESCE(MAX(n), 0) + 1, ?, ?, ? FROM steps WHERE world_id = ?",
+                        (world_id, event_id, status, json.dumps(step), world_id),
                     )
                 for key, doc in changes.items():
                     if doc is None:
