@@ -17,6 +17,7 @@ from aiohttp import web
 from sidecar import __version__
 from sidecar.cards import CardRenderer
 from sidecar.content import BUNDLED_CONTENT, ContentStore
+from sidecar.logs import log_event
 from sidecar.protocol import MAX_FRAME_BYTES, PROTOCOL_VERSION
 from sidecar.session import CLOSE_SUPERSEDED, Session
 from sidecar.store import Store, default_db_path
@@ -38,6 +39,7 @@ class Config:
     rate_limit: float = 200.0
     rate_burst: float = 400.0
     log_level: str = "INFO"
+    log_format: str = "text"  # or "json": one JSON object per line (docs/operations.md)
     public_url: str | None = None
 
 
@@ -93,8 +95,19 @@ class Sidecar:
 
     async def _expire(self, world: World, event_id: str) -> None:
         self._timers.pop((world.id, event_id), None)
+        started = time.perf_counter()
         async with self.in_flight():
             outcome = world.expire(event_id)
+        if outcome.reply:
+            log_event(
+                world.id,
+                event_id,
+                "save.timeout",
+                outcome.reply,
+                started,
+                time.perf_counter(),
+                messages=len(outcome.messages),
+            )
         session = self.sessions.get(world.id)
         if session is not None:
             for _, body in outcome.messages:

@@ -47,6 +47,14 @@ def build_config(args: argparse.Namespace) -> Any:
         config.content = [Path(p) for p in env["VTT_SIDECAR_CONTENT"].split(os.pathsep) if p]
     if env.get("VTT_SIDECAR_ORIGINS"):
         config.origins = _env_list("VTT_SIDECAR_ORIGINS")
+    if env.get("VTT_SIDECAR_LOG_LEVEL"):
+        config.log_level = env["VTT_SIDECAR_LOG_LEVEL"]
+    if env.get("VTT_SIDECAR_LOG_FORMAT"):
+        config.log_format = env["VTT_SIDECAR_LOG_FORMAT"]
+    if getattr(args, "log_level", None):
+        config.log_level = args.log_level
+    if getattr(args, "log_format", None):
+        config.log_format = args.log_format
     if getattr(args, "host", None):
         config.host = args.host
     if getattr(args, "port", None):
@@ -65,14 +73,16 @@ def build_config(args: argparse.Namespace) -> Any:
 def cmd_serve(args: argparse.Namespace) -> int:
     from aiohttp import web
 
+    from sidecar import logs
     from sidecar.app import Sidecar
     from sidecar.content import ContentError
 
     config = build_config(args)
-    logging.basicConfig(
-        level=getattr(logging, args.log_level.upper(), logging.INFO),
-        format="%(asctime)s %(levelname)s %(name)s %(message)s",
-    )
+    try:
+        logs.configure(config.log_level, config.log_format)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     try:
         sidecar = Sidecar(config)
     except ContentError as exc:
@@ -245,7 +255,10 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--origin", action="append", help="allowed Origin (repeatable)")
     serve.add_argument("--public-url", help="URL the module manifest should point at")
     serve.add_argument("--db", default=argparse.SUPPRESS, help="SQLite file")
-    serve.add_argument("--log-level", default="INFO")
+    serve.add_argument("--log-level", help="DEBUG, INFO (default: one line per event), WARNING")
+    serve.add_argument(
+        "--log-format", choices=["text", "json"], help="text (default) or JSON lines"
+    )
     serve.set_defaults(fn=cmd_serve)
 
     world = sub.add_parser("world", help="manage worlds and their tokens")

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import WSCloseCode, WSMsgType, web
 
 from sidecar import __version__
+from sidecar.logs import log_event
 from sidecar.protocol import (
     MAX_FRAME_BYTES,
     MAX_PROTOCOL,
@@ -214,8 +215,18 @@ class Session:
                 Error(code="invalid", message="already greeted: hello is sent once", ref=message.id)
             )
             return
+        started = time.perf_counter()
         async with self.sidecar.in_flight():
             outcome = self.world.apply(message)
+        log_event(
+            self.world.id,
+            message.id,
+            message.type,
+            outcome.reply,
+            started,
+            time.perf_counter(),
+            messages=len(outcome.messages),
+        )
         for _, body in outcome.messages:
             await self.send(body)
         await self.send(outcome.reply)
