@@ -160,8 +160,11 @@ def wait_for(predicate: Callable[[], Any], timeout_s: float, what: str) -> Any:
 # ------------------------------------------------------------------ 1. poison darts
 
 
-def test_dragged_token_springs_poison_darts_cards_rolls_and_hp(harness: Any) -> None:
-    h = harness()
+@pytest.mark.parametrize("generation", [13, 12])
+def test_dragged_token_springs_poison_darts_cards_rolls_and_hp(
+    harness: Any, generation: int
+) -> None:
+    h = harness(generation=generation)
     sync_scene(h, corridor())
     hp_before = h.actor(ARIA_ACTOR)["hp"]["value"]
 
@@ -193,8 +196,9 @@ def test_dragged_token_springs_poison_darts_cards_rolls_and_hp(harness: Any) -> 
     # what the module sent back: the move only, no echo of the damage it applied
     assert not h.sent("damage.taken")
 
-    ARTIFACTS.mkdir(exist_ok=True)
-    h.page.locator("#chat").screenshot(path=str(ARTIFACTS / "darts-chat.png"))
+    if generation == 13:
+        ARTIFACTS.mkdir(exist_ok=True)
+        h.page.locator("#chat").screenshot(path=str(ARTIFACTS / "darts-chat.png"))
 
 
 # ------------------------------------------------------------------ 2. secrets
@@ -286,7 +290,32 @@ def test_killed_sidecar_restarts_and_nothing_is_lost_or_applied_twice(
     assert lost2 > 0
     assert h.actor(ARIA_ACTOR)["hp"]["value"] == hp - lost2
 
-    for event_id in (first, second):
+    hp -= lost2
+
+    # 3. committed and sent, but not acked: the module is stuck applying the first card when
+    # the sidecar dies; after the restart the sidecar re-sends everything unacked, and the
+    # module applies each message once (the re-sent copies of what it holds are skipped)
+    settle(h, h.call("gmAction", "trap.arm", {"scene_id": SCENE, "region_id": DARTS}))
+    seq_before = h.call("lastSeq")
+    h.call("holdChat")
+    h.call("moveToken", ARIA_TOKEN, [{"x": 100, "y": 300}])
+    third = h.sent("token.move")[-1]["id"]
+    reply = h.wait("(h, id) => h.receivedFrames('accepted').find((f) => f.id === id)", third)
+    assert reply["seqs"] and h.call("lastSeq") == seq_before  # nothing applied, nothing acked
+    welcomes = len(h.received("welcome"))
+    proc.kill9()
+    proc.start()
+    h.wait("(h, n) => h.receivedFrames('welcome').length > n", welcomes, timeout_ms=45_000)
+    assert h.received("welcome")[-1]["resending"] >= len(reply["seqs"])
+    h.call("releaseChat")
+    settle(h, third, 30)
+    lost3 = hp_delta_sent(h, third, ARIA_ACTOR)
+    assert lost3 > 0
+    assert h.actor(ARIA_ACTOR)["hp"]["value"] == hp - lost3
+    resent = [f for f in h.received() if f.get("event_id") == third and "seq" in f]
+    assert len(resent) > len({f["seq"] for f in resent})  # copies did arrive, and were skipped
+
+    for event_id in (first, second, third):
         cards = world_messages(h, event_id, "card")
         assert [m["flags"]["vtt-sidecar"]["card_id"] for m in chat_of(h, event_id)] == [
             c["card"]["id"] for c in cards
@@ -294,7 +323,7 @@ def test_killed_sidecar_restarts_and_nothing_is_lost_or_applied_twice(
     # every world message applied once: chat messages = distinct card seqs, in seq order
     all_seqs = [m["flags"]["vtt-sidecar"]["seq"] for m in h.messages()]
     assert all_seqs == sorted(set(all_seqs))
-    assert len(h.sent("hello")) >= 3
+    assert len(h.sent("hello")) >= 4
 
 
 # ------------------------------------------------------------------ 4. two GMs
@@ -379,6 +408,8 @@ def test_undo_of_a_trap_result_restores_hp_and_statuses(harness: Any) -> None:
     assert {op["op"] for op in ops} >= {"hp.set", "status"}, ops
     after = h.actor(ARIA_ACTOR)
     assert after["statuses"] == before["statuses"], after
+    token = h.call("token", ARIA_TOKEN)
+    assert (token["x"], token["y"]) == (START["x"], START["y"])  # the move is undone too
     failed = [n for n in h.call("notifications") if "hp.set" in n["message"]]
     if failed:
         pytest.xfail(
@@ -397,11 +428,13 @@ def test_undo_of_a_trap_result_restores_hp_and_statuses(harness: Any) -> None:
 # ------------------------------------------------------------------ 6. players roll
 
 
+@pytest.mark.parametrize("generation", [13, 12])  # v13 User#query, v12 the module socket
 def test_player_page_answers_the_save_prompt_and_the_card_shows_its_total(
-    harness: Any,
+    harness: Any, generation: int
 ) -> None:
-    gm = harness(bus="table", settings={"saveMode": "ask", "saveTimeout": 30})
-    player = harness(connect=False, context=gm.context, bus="table", user=PLAYER_ID)
+    table = {"bus": "table", "generation": generation}
+    gm = harness(**table, settings={"saveMode": "ask", "saveTimeout": 30})
+    player = harness(connect=False, context=gm.context, user=PLAYER_ID, **table)
     spec = corridor()
     player.call("createScene", spec)
     settings = gm.sent("settings.update")
@@ -424,8 +457,9 @@ def test_player_page_answers_the_save_prompt_and_the_card_shows_its_total(
     answers = gm.sent("save.result")
     assert len(answers) == len(requests) > 0
     assert sorted(a["request_id"] for a in answers) == sorted(r["request_id"] for r in requests)
-    asked = player.call("queries")
-    assert len(asked) == len(requests) and all(q["answered"] for q in asked)
+    if generation >= 13:
+        asked = player.call("queries")
+        assert len(asked) == len(requests) and all(q["answered"] for q in asked)
     # the player's own rolls, posted in the player's browser as dnd5e does
     player_rolls = [r["total"] for m in player.messages() for r in m["rolls"]]
     assert sorted(player_rolls) == sorted(a["total"] for a in answers)

@@ -73,6 +73,9 @@
  *                                          contentVisibleTo:{userId: bool}}]
  *   sentFrames(type?) / receivedFrames(type?)   parsed WebSocket frames, oldest first
  *   notifications()                      [{type: "info"|"warn"|"error", message}]
+ *   holdChat() / releaseChat()           hold every ChatMessage.create until released (the module
+ *                                        is then stuck applying a card and acks nothing: a
+ *                                        result committed by the sidecar but not yet acked)
  *   queries()                            [{to, name, data, answered}] queries this page
  *                                        answered for another page (bus=NAME)
  *   state(kind, key?)                    sidecar `state` data the module stored
@@ -101,6 +104,7 @@ function createHarness(params) {
   const received = [];
   const bus = params.get("bus");
   const answeredQueries = [];
+  let chatHold = null;
   let env = null;
   let standins = null;
 
@@ -344,6 +348,25 @@ function createHarness(params) {
 
     queries() {
       return structuredClone(answeredQueries);
+    },
+
+    holdChat() {
+      if (chatHold) return;
+      let release;
+      const gate = new Promise((resolve) => { release = resolve; });
+      const create = env.ChatMessage.create;
+      chatHold = { release, create };
+      env.ChatMessage.create = async function heldCreate(data) {
+        await gate;
+        return create.call(this, data);
+      };
+    },
+
+    releaseChat() {
+      if (!chatHold) return;
+      env.ChatMessage.create = chatHold.create;
+      chatHold.release();
+      chatHold = null;
     },
 
     state(kind, key) {
