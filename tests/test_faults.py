@@ -295,3 +295,15 @@ async def test_a_read_only_database_refuses_events(
     server: RunningSidecar, client: SidecarClient
 ) -> None:
     await refused_then_accepted(server, client, "PRAGMA query_only = 1")
+
+
+def test_a_new_database_and_its_wal_are_readable_by_the_owner_only(tmp_path: Path) -> None:
+    db = tmp_path / "data" / "private.sqlite3"
+    make_world(db)
+    store = Store(db)
+    store.add_world("another")  # a write, so the -wal file exists
+    modes = {p.name: p.stat().st_mode & 0o777 for p in db.parent.iterdir()}
+    store.close()
+    assert modes["private.sqlite3"] == 0o600
+    assert "private.sqlite3-wal" in modes
+    assert all(mode == 0o600 for name, mode in modes.items() if name.startswith("private")), modes
