@@ -1238,12 +1238,15 @@ export function makeApplicationV2(env) {
         });
         const header = document.createElement("header");
         header.className = "window-header";
+        Object.assign(header.style, { background: "#302c27", color: "#f0ead6", padding: "4px 8px" });
         const h1 = document.createElement("h1");
         h1.className = "window-title";
+        Object.assign(h1.style, { fontSize: "15px", margin: "0" });
         h1.textContent = this.title;
         header.append(h1);
         const content = document.createElement("section");
         content.className = "window-content";
+        content.style.padding = "8px";
         frame.append(header, content);
         document.body.append(frame);
         this.content = content;

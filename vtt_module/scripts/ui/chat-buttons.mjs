@@ -5,6 +5,8 @@
  *   - the card's own actions (`card.data.actions = [{action, label, params}]`, e.g. the
  *     chase's catch offer): each sends its `gm.action` with its params.
  * A used button stays disabled: the message remembers it in its flags (`undone`, `used`).
+ * The buttons carry `data-action` names of their own (`vttSidecarUndo`, `vttSidecarAction`)
+ * that no core chat action uses, and are handled by this module's listener.
  *
  * Render hooks: v13 `renderChatMessageHTML(message, html: HTMLElement)`, v12
  * `renderChatMessage(message, html: jQuery)`.
@@ -43,13 +45,13 @@ export function chatButtonsHtml(message) {
   const buttons = [];
   if (flags.undoable && flags.event_id) {
     const done = Boolean(flags.undone);
-    buttons.push(`<button type="button" class="vtt-sidecar-undo" data-vtt-sidecar="undo"${done ? " disabled" : ""}>`
+    buttons.push(`<button type="button" class="vtt-sidecar-undo" data-action="vttSidecarUndo" data-vtt-sidecar="undo"${done ? " disabled" : ""}>`
       + `<i class="fas fa-undo"></i> ${escapeHtml(t(done ? "VTTSIDECAR.Chat.Undone" : "VTTSIDECAR.Chat.Undo"))}</button>`);
   }
   const used = new Set(Array.isArray(flags.used) ? flags.used : []);
   cardActions(flags).forEach((a, index) => {
     if (!a.action) return;
-    buttons.push(`<button type="button" class="vtt-sidecar-action" data-vtt-sidecar="action" data-index="${index}"`
+    buttons.push(`<button type="button" class="vtt-sidecar-action" data-action="vttSidecarAction" data-vtt-sidecar="action" data-index="${index}"`
       + `${used.has(index) ? " disabled" : ""}>${escapeHtml(a.label)}</button>`);
   });
   if (!buttons.length) return "";
