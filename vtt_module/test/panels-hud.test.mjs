@@ -127,6 +127,18 @@ describe("token HUD actions", () => {
     assert.doesNotMatch(w.env.renderTokenHUD(w.token).innerHTML, /vtt-sidecar-hud/);
   });
 
+  it("a HUD element rendered again for another token gets one listener, for the new token", async () => {
+    const w = world();
+    installTokenHud(w.env.hooks, w.actions);
+    const [other] = await w.scene.createEmbeddedDocuments("Token", [{ id: "tokOther", x: 500, y: 500 }]);
+    const element = w.env.renderTokenHUD(w.token);
+    w.env.hooks.callAll("renderTokenHUD", { document: other, object: { document: other } }, element, {});
+    assert.equal(element.listeners.length, 1);
+    w.env.dialogResponder = () => ({ action: "search" });
+    await element.click({ vttSidecarHud: "menu" });
+    assert.deepEqual(w.sent, [{ action: "trap.search", params: { scene_id: "scene1", token_id: "tokOther" } }]);
+  });
+
   it("works on v12's HUD (jQuery html, hud.object.document)", async () => {
     const w = world(12);
     installTokenHud(w.env.hooks, w.actions);

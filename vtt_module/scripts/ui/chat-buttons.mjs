@@ -101,7 +101,10 @@ export function installChatButtons(hooks, sendGmAction) {
     const element = asElement(html);
     if (!element) return;
     const content = element.querySelector?.(".message-content") ?? element;
+    if (content.querySelector?.(".vtt-sidecar-buttons")) return;
     content.insertAdjacentHTML("beforeend", markup);
+    if (element.vttSidecarButtons) return;
+    element.vttSidecarButtons = true;
     element.addEventListener("click", (event) => {
       const button = event.target?.closest?.("[data-vtt-sidecar]");
       if (!button) return undefined;

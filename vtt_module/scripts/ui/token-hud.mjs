@@ -259,15 +259,21 @@ export function installTokenHud(hooks, actions) {
     const element = asElement(html);
     if (!token || !element) return;
     const column = element.querySelector?.(".col.right") ?? element;
-    column.insertAdjacentHTML("beforeend",
-      `<button type="button" class="control-icon vtt-sidecar-hud" data-vtt-sidecar-hud="menu" title="${escapeHtml(t("VTTSIDECAR.Hud.Button"))}">`
-      + `<i class="fa-solid fa-dice-d20"></i></button>`);
+    if (!column.querySelector?.(".vtt-sidecar-hud")) {
+      column.insertAdjacentHTML("beforeend",
+        `<button type="button" class="control-icon vtt-sidecar-hud" data-vtt-sidecar-hud="menu" title="${escapeHtml(t("VTTSIDECAR.Hud.Button"))}">`
+        + `<i class="fa-solid fa-dice-d20"></i></button>`);
+    }
+    // v13's HUD keeps its element across renders: one listener, reading the current token.
+    element.vttSidecarToken = token;
+    if (element.vttSidecarHudListener) return;
+    element.vttSidecarHudListener = true;
     element.addEventListener("click", (event) => {
       const button = event.target?.closest?.("[data-vtt-sidecar-hud]");
-      if (!button) return undefined;
+      if (!button || !element.vttSidecarToken) return undefined;
       event.preventDefault?.();
       event.stopPropagation?.();
-      return hudMenu(token, actions);
+      return hudMenu(element.vttSidecarToken, actions);
     });
   });
 }
