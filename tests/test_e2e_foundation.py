@@ -279,3 +279,15 @@ async def test_worlds_run_concurrently_and_in_order(server: RunningSidecar) -> N
     assert results[0].reply["seqs"][0] == 1 and results[1].reply["seqs"][0] == 1
     await a.close()
     await b.close()
+
+
+async def test_catalog_lists_content_in_the_world_language(server: RunningSidecar) -> None:
+    client = await server.connected(language="ru")
+    result = await client.send({"type": "gm.action", "action": "catalog.get", "params": {}})
+    assert result.ok
+    states = {m["key"]: m["data"]["entries"] for m in result.of_type("state")}
+    assert {"traps", "poisons", "diseases", "chase_tables"} <= set(states)
+    traps = {e["id"]: e["name"] for e in states["traps"]}
+    assert traps["poison_darts"] and traps["poison_darts"] != "Poison darts"  # Russian name
+    assert len(states["poisons"]) == 14
+    await client.close()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from sidecar.engine import EventContext, gm_action
+from sidecar.engine import EventContext, RuleError, gm_action
 from sidecar.models import Ability, Strict
 from sidecar.rules.effects import DamageSpec, EffectList, SaveEffect, Target, resolve
 from sidecar.rules.publish import publish
@@ -50,3 +50,37 @@ def forced_save(ctx: EventContext, params: ForcedSave) -> None:
         show_dc=params.reveal_dc,
     )
     publish(ctx, resolution, title=title)
+
+
+class CatalogRequest(Strict):
+    kinds: list[str] = Field(default_factory=list, max_length=20)
+
+
+CATALOG_KINDS = {
+    "traps": "trap",
+    "poisons": "poison",
+    "diseases": "disease",
+    "madness": "madness",
+    "objects": "object",
+    "chase_tables": "chase_table",
+    "chase_factors": "chase_factor",
+    "chase_maps": "chase_map",
+}
+
+
+@gm_action("catalog.get", CatalogRequest)
+def catalog(ctx: EventContext, params: CatalogRequest) -> None:
+    """Send the content catalog (ids and names in the world's language) for the module's
+    pickers: the trap behaviour's list, the token HUD's poison and disease lists..."""
+    from sidecar.i18n import localized
+
+    wanted = params.kinds or list(CATALOG_KINDS)
+    for key in wanted:
+        kind = CATALOG_KINDS.get(key)
+        if kind is None:
+            raise RuleError(f"unknown catalog {key!r}; known: {', '.join(CATALOG_KINDS)}")
+        entries = []
+        for entry_id, entry in sorted(ctx.content.all(kind).items()):
+            name = getattr(entry, "name", entry_id)
+            entries.append({"id": entry_id, "name": localized(name, ctx.language)})
+        ctx.out.state("catalog", key, {"entries": entries})
