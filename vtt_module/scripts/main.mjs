@@ -122,6 +122,8 @@ Hooks.once("ready", () => {
       // After the queued events: the rules settings and the scenes as they are now.
       connection.send(settingsUpdateEvent());
       runtime.forwarders?.syncScenes();
+      // Trap, poison and disease names in the world's language for the pickers.
+      connection.send({ type: "gm.action", action: "catalog.get", params: {} });
     },
     notify: (level, key, data) => ui.notifications?.[level]?.(t(key, data)),
   });
