@@ -4,7 +4,7 @@
   real SQLite file holding one world (``BROWSER_WORLD``) and its token;
 - ``static_server``: the repository root over HTTP on 127.0.0.1 (the harness page loads the
   stand-ins and the module's real files from there);
-- ``browser``: one Chromium for the session (the Playwright sync API: the sidecar runs in
+- ``browser``: one Chromium per test module (the Playwright sync API: the sidecar runs in
   another process, so the tests need no event loop of their own);
 - ``harness``: opens ``vtt_module/test/harness/index.html`` in a fresh browser context (its
   own localStorage, so ``last_seq`` starts from nothing), configured for the sidecar and
@@ -89,8 +89,10 @@ def static_server() -> Iterator[str]:
         httpd.server_close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    # Module scope, not session: the sync API keeps an event loop running in this thread
+    # while it is open, which would stop every async test that runs after this module.
     if not CHROMIUM.exists():
         pytest.skip("chromium is not installed (apt-get install chromium)")
     from playwright.sync_api import sync_playwright
