@@ -4,13 +4,19 @@ Every applied event is logged once (logger ``sidecar.event``) with its world, ev
 outcome, seqs and the milliseconds it took, as structured fields: ``key=value`` pairs after
 the message in text, top-level keys in JSON. Nothing secret is logged: no tokens, no DCs, no
 card texts.
+
+Lines are formatted on the event loop but written by a thread through a bounded queue: a
+slow or stuck reader of stderr (a full pipe) must never stall the events of every world. If
+the queue is full, lines are dropped and the number dropped is reported once it drains.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import queue
 import sys
+import threading
 from datetime import UTC, datetime
 from typing import Any
 
@@ -61,11 +67,56 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, default=str, ensure_ascii=False)
 
 
+class BackgroundHandler(logging.Handler):
+    """Format here, write in a thread; drop (and count) lines when the writer falls behind."""
+
+    def __init__(self, stream: Any, capacity: int = 10_000) -> None:
+        super().__init__()
+        self.stream = stream
+        self.lines: queue.Queue[str | None] = queue.Queue(capacity)
+        self.dropped = 0
+        self.writer = threading.Thread(target=self._write, name="log-writer", daemon=True)
+        self.writer.start()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            line = self.format(record)
+        except Exception:
+            self.handleError(record)
+            return
+        try:
+            self.lines.put_nowait(line)
+        except queue.Full:
+            self.dropped += 1
+
+    def _write(self) -> None:
+        while True:
+            line = self.lines.get()
+            if line is None:
+                return
+            try:
+                if self.dropped:
+                    dropped, self.dropped = self.dropped, 0
+                    self.stream.write(f"(log writer fell behind: {dropped} line(s) dropped)\n")
+                self.stream.write(line + "\n")
+                self.stream.flush()
+            except (OSError, ValueError):
+                pass  # stderr closed: nothing else to do with a log line
+
+    def close(self) -> None:
+        try:
+            self.lines.put(None, timeout=1.0)
+            self.writer.join(timeout=2.0)  # a stuck reader must not hold up the exit
+        except queue.Full:
+            pass
+        super().close()
+
+
 def configure(level: str = "INFO", fmt: str = "text") -> None:
     """Set up the root logger for ``vtt-sidecar serve`` (stderr, one line per record)."""
     if fmt not in FORMATS:
         raise ValueError(f"log format must be one of {', '.join(FORMATS)}, not {fmt!r}")
-    handler = logging.StreamHandler(sys.stderr)
+    handler = BackgroundHandler(sys.stderr)
     handler.setFormatter(JsonFormatter() if fmt == "json" else TextFormatter())
     root = logging.getLogger()
     for old in list(root.handlers):

@@ -56,3 +56,26 @@ def test_text_format_appends_fields(caplog: pytest.LogCaptureFixture) -> None:
     assert text.endswith('world=w1 event="e 1" type=token.move outcome=accepted seqs=2 ms=12.5')
     data = json.loads(JsonFormatter().format(record))
     assert data["event"] == "e 1" and data["ms"] == 12.5 and data["msg"] == "event"
+
+
+async def test_a_stuck_log_reader_does_not_stall_events(tmp_path: Path) -> None:
+    """Nobody reads the server's output pipe (64 KiB): events still flow, stop is clean."""
+    db = tmp_path / "stuck.sqlite3"
+    token = make_world(db)
+    proc = ServerProcess(db, free_port())
+    proc.start()
+    try:
+        client = SidecarClient(proc.url)
+        await client.connect()
+        await client.hello(WORLD_ID, token)
+        n = 1500  # about 200 bytes of log each: several times the pipe's buffer
+        for i in range(n):
+            await client.send_json(
+                {"type": "time.advance", "id": f"t-{i}", "world_time": i, "delta": 1}
+            )
+        last = await client.wait_reply(f"t-{n - 1}", timeout=60)
+        assert last.ok
+        await client.close()
+    finally:
+        code = proc.stop()
+    assert code == 0
