@@ -10,6 +10,7 @@ are stored until the client acks them, and are re-sent after a reconnect.
 from __future__ import annotations
 
 import json
+import math
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import Field, TypeAdapter, ValidationError
@@ -529,10 +530,25 @@ def summarize_validation(exc: ValidationError, kind: str = "") -> list[ErrorDeta
     return details
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"number {text[:40]} is out of range")
+    return value
+
+
 def decode(frame: str | bytes) -> Any:
-    """Parse one frame into a client message model, or raise ProtocolError."""
+    """Parse one frame into a client message model, or raise ProtocolError.
+
+    Strict JSON: ``NaN``/``Infinity`` and numbers that overflow a float (``1e400``) are
+    refused, so no non-finite number can reach the state, the event log or a reply.
+    """
     try:
-        raw = json.loads(frame)
+        raw = json.loads(frame, parse_constant=_no_constant, parse_float=_finite)
     except (ValueError, RecursionError) as exc:
         raise ProtocolError(
             Error(code="bad_json", message=f"frame is not valid JSON: {str(exc)[:200]}")
