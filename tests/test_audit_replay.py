@@ -155,3 +155,40 @@ async def test_audit_lists_rolls_and_results_and_filters(
     assert "boom-1  gm.action(save.force)  applied" in text
     assert "roll 4d10 = " in text
     assert main(["--db", str(server.db), "audit", WORLD_ID, "--since", "yesterday"]) == 2
+
+
+async def test_a_trap_session_replays_and_the_trap_filter_finds_its_events(
+    server: RunningSidecar, client: SidecarClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.test_traps_helpers import SQ, hero, move, rect, region, setup, sprung
+
+    darts = region(
+        "darts",
+        "poison_darts",
+        rect(5 * SQ, 0),
+        overrides={"reset": {"policy": "rearm", "rounds": 0}},
+    )
+    pit = region("pit", "simple_pit", rect(5 * SQ, 5 * SQ))
+    await setup(client, [darts, pit], [hero("aria", 0, 0), hero("borin", 0, 5 * SQ, owner="u2")])
+    fired = [await move(client, "aria", (0, 0), (10 * SQ, 0))]
+    fired.append(await move(client, "aria", (10 * SQ, 0), (0, 0)))
+    assert all(sprung(r) for r in fired)
+    fell = await move(client, "borin", (0, 5 * SQ), (10 * SQ, 5 * SQ))
+    assert sprung(fell)
+    assert not sprung(await move(client, "aria", (0, 2 * SQ), (10 * SQ, 2 * SQ)))
+
+    ok, summary = check_replay(server.db)
+    assert ok, summary
+
+    assert main(["--db", str(server.db), "audit", WORLD_ID, "--trap", "darts", "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert [e["event_id"] for e in found[1:]] == [r.reply["id"] for r in fired]
+    assert found[0]["type"] == "scene.sync"  # the scene that placed it mentions it too
+    attacks = [r for e in found[1:] for c in e["cards"] for r in c["rolls"]]
+    assert any(r["formula"].startswith("1d20") for r in attacks)
+    assert main(["--db", str(server.db), "audit", WORLD_ID, "--trap", "pit", "--json"]) == 0
+    pit_events = [e["event_id"] for e in json.loads(capsys.readouterr().out)]
+    # Borin fell in; Aria's first walk passed close enough to notice it (a GM card about it)
+    assert fell.reply["id"] in pit_events and fired[0].reply["id"] in pit_events
+    assert main(["--db", str(server.db), "audit", WORLD_ID, "--trap", "nowhere"]) == 0
+    assert capsys.readouterr().out.strip() == "0 event(s)"
