@@ -97,7 +97,13 @@ class Sidecar:
         self._timers.pop((world.id, event_id), None)
         started = time.perf_counter()
         async with self.in_flight():
-            outcome = world.expire(event_id)
+            try:
+                outcome = world.expire(event_id)
+            except Exception:
+                # the event stays pending in the store and is retried at the next start
+                world.state.rollback()
+                log.exception("expiring event %s of world %s failed", event_id, world.id)
+                return
         if outcome.reply:
             log_event(
                 world.id,

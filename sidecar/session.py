@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import sqlite3
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,7 @@ from sidecar.protocol import (
     decode,
 )
 from sidecar.store import StoreError
+from sidecar.world import Outcome
 
 if TYPE_CHECKING:
     from sidecar.app import Sidecar
@@ -217,7 +219,7 @@ class Session:
             return
         started = time.perf_counter()
         async with self.sidecar.in_flight():
-            outcome = self.world.apply(message)
+            outcome = apply_safely(self.world, message)
         log_event(
             self.world.id,
             message.id,
@@ -234,6 +236,32 @@ class Session:
     async def close(self, code: int, message: str) -> None:
         if not self.ws.closed:
             await self.ws.close(code=code, message=message.encode())
+
+
+def apply_safely(world: World, message: Any) -> Outcome:
+    """``World.apply``, but a failure outside the rules (the store cannot be read, a bug in
+    the executor) becomes a typed error for that event: the transaction is dropped and the
+    connection, and every other world, carry on."""
+    try:
+        return world.apply(message)
+    except Exception as exc:
+        world.state.rollback()
+        event_id = getattr(message, "id", None)
+        log.exception("event %s of world %s failed outside the rules", event_id, world.id)
+        if isinstance(exc, sqlite3.Error | StoreError):
+            error = Error(
+                code="storage_unavailable",
+                message=f"the sidecar cannot use its database, nothing was applied: {exc}",
+                ref=event_id,
+            )
+        else:
+            error = Error(
+                code="internal",
+                message=f"the sidecar failed on this event ({type(exc).__name__}); "
+                "nothing was applied",
+                ref=event_id,
+            )
+        return Outcome(error.model_dump(mode="json"))
 
 
 __all__ = ["Session", "CLOSE_UNAUTHORIZED", "CLOSE_SUPERSEDED", "MAX_FRAME_BYTES", "WSCloseCode"]

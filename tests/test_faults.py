@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -307,3 +308,43 @@ def test_a_new_database_and_its_wal_are_readable_by_the_owner_only(tmp_path: Pat
     assert modes["private.sqlite3"] == 0o600
     assert "private.sqlite3-wal" in modes
     assert all(mode == 0o600 for name, mode in modes.items() if name.startswith("private")), modes
+
+
+async def test_a_failing_store_read_is_a_typed_error_and_the_connection_goes_on(
+    server: RunningSidecar, client: SidecarClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert server.sidecar is not None
+    assert (await client.send(scene_sync())).ok
+    store = server.sidecar.store
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(store, "get_event", broken)
+    refused = await client.send(forced_save("io-1"))
+    assert refused.reply["code"] == "storage_unavailable" and refused.reply["ref"] == "io-1"
+    monkeypatch.undo()
+
+    world = server.sidecar.world(WORLD_ID)
+
+    def bug(*args: object, **kwargs: object) -> None:
+        world.state.put("settings", world.state.get("settings", BaseModel) or _settings())
+        raise RuntimeError("executor bug")
+
+    monkeypatch.setattr(world, "_save_result", bug)
+    crashed = await client.send(
+        {"type": "save.result", "request_id": "x/save1", "token_id": "t1", "total": 3}
+    )
+    assert crashed.reply["code"] == "internal"
+    monkeypatch.undo()
+    assert not world.state.dirty  # the half-done transaction was dropped
+
+    await client.send_json({"type": "ping", "id": "still-there"})
+    assert (await client.receive())["type"] == "pong"
+    assert (await client.send(forced_save("io-1"))).ok  # the same id, now applied
+
+
+def _settings() -> BaseModel:
+    from sidecar.engine import WorldSettings
+
+    return WorldSettings()
