@@ -25,6 +25,8 @@ async def play_session(client: SidecarClient) -> None:
     bad = await client.send({**forced_save("bad-1"), "params": {"scene_id": "nope"}})
     assert bad.reply["type"] == "error"
     assert (await client.send(forced_save("boom-2"))).ok
+    undo = {"type": "gm.action", "action": "event.undo", "params": {"event_id": "boom-1"}}
+    assert (await client.send(undo)).ok
     settings = {"save_mode": "ask", "save_timeout_s": 1}
     assert (await client.send({"type": "settings.update", "settings": settings})).ok
     paused = await client.send(forced_save("ask-1"))
