@@ -42,9 +42,29 @@ def script(n: int, seed: int) -> list[dict[str, Any]]:
             token(t, f"Hero {t}", *pos[t], creature(f"a-{t}", f"Hero {t}", hp=rng.randint(20, 60)))
             for t in TOKENS
         ]
+        # traps too, so moves go through the trap engine and its cached spatial index
+        # (rebuilt after every restart): darts that re-arm at once, and a once-only pit
+        darts = {
+            "id": "darts",
+            "shapes": [{"type": "rectangle", "x": 300, "y": 0, "width": 200, "height": 200}],
+            "trap": {
+                "trap_id": "poison_darts",
+                "overrides": {"reset": {"policy": "rearm", "rounds": 0}},
+            },
+        }
+        pit = {
+            "id": "pit",
+            "shapes": [{"type": "rectangle", "x": 0, "y": 400, "width": 100, "height": 100}],
+            "trap": {"trap_id": "simple_pit"},
+        }
         return {
             "type": "scene.sync",
-            "scene": {"id": SCENE, "grid": {"size": 100, "distance": 5}, "tokens": tokens},
+            "scene": {
+                "id": SCENE,
+                "grid": {"size": 100, "distance": 5},
+                "tokens": tokens,
+                "regions": [darts, pit],
+            },
         }
 
     events = [sync()]
@@ -218,6 +238,10 @@ async def test_twenty_kill9_rounds_end_exactly_like_an_uninterrupted_run(tmp_pat
     calm_docs, calm_outbox, calm_status, calm_streams = snapshot(tmp_path / "calm.sqlite3")
     docs, outbox, status, streams = snapshot(tmp_path / "chaos.sqlite3")
     assert len(calm_outbox) > EVENTS // 2  # the script produces real results
+    trap_cards = [
+        m for m in calm_outbox.values() if m["type"] == "card" and "trap" in m["card"]["data"]
+    ]
+    assert len(trap_cards) > 10, "moves should set traps off"
     assert status == calm_status
     assert set(status.values()) == {"applied"}
     assert streams == calm_streams  # no event drew dice twice
