@@ -188,15 +188,32 @@ def _sphere_area(ctx: EventContext, traps: SceneTraps, state: TrapState) -> Area
     return Area(solids=[ConvexPrim(_body(center, feet_to_px(trap.complex.size_ft, grid)))])
 
 
+def rolling_spheres(ctx: EventContext, scene_id: str) -> list[tuple[str, TrapState]]:
+    """The scene's rolling spheres; cached until a trap of the scene changes, so a plain
+    move does not scan every trap state."""
+    prefix = f"trap:{scene_id}:"
+    name = f"rolling-spheres:{scene_id}"
+    keys: list[str] | None = ctx.state.cached(name)
+    if keys is None:
+        keys = [
+            key
+            for key, st in ctx.state.items(prefix, TrapState)
+            if st.sphere is not None and st.sphere.rolling
+        ]
+        ctx.state.set_cached(name, prefix, keys)
+    found = []
+    for key in keys:
+        st = ctx.state.get(key, TrapState)
+        if st is not None and st.sphere is not None and st.sphere.rolling:
+            found.append((key, st))
+    return found
+
+
 def entering(ctx: EventContext, traps: SceneTraps, token: Token, path: list[Waypoint]) -> None:
     """A creature that moves into a rolling sphere's space must save too."""
     if token.creature is None:
         return
-    rolling = [
-        (key, st)
-        for key, st in ctx.state.items(f"trap:{traps.scene.id}:", TrapState)
-        if st.sphere is not None and st.sphere.rolling
-    ]
+    rolling = rolling_spheres(ctx, traps.scene.id)
     if not rolling:
         return
     points = [(w.x, w.y) for w in path]
