@@ -17,7 +17,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from jinja2 import FileSystemLoader, StrictUndefined, Template
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from sidecar.dice import Roll
@@ -75,7 +75,10 @@ class CardRenderer:
     def __init__(self, catalog: Catalog, template_dirs: Sequence[Path] | None = None) -> None:
         self.catalog = catalog
         search = [Path(d) for d in (template_dirs or [])] + [TEMPLATE_DIR]
-        self.env = ImmutableSandboxedEnvironment(
+        # A GM's own templates run in the sandbox; our bundled ones alone do not need it,
+        # and the sandbox's attribute checks were a third of a trap card's cost.
+        environment = ImmutableSandboxedEnvironment if template_dirs else Environment
+        self.env = environment(
             loader=FileSystemLoader([str(d) for d in search]),
             autoescape=True,
             undefined=StrictUndefined,

@@ -169,7 +169,28 @@ class WorldState:
         entry = self._index_cache.get(name)
         return None if entry is None else entry[1]
 
-    def set_cached(self, name: str, depends: str, value: Any) -> None:
-        """Remember ``value`` until a committed change touches a key starting ``depends``."""
-        if not any(key.startswith(depends) for key in self._overlay):
+    def committed_items(self, prefix: str, model: type[M]) -> Iterator[tuple[str, M]]:
+        """Committed documents under ``prefix``, ignoring this transaction's changes
+        (for derived indexes cached with ``set_cached(..., committed=True)``)."""
+        if self._sorted is None:
+            self._sorted = sorted(self._docs)
+        ordered = self._sorted
+        for i in range(bisect_left(ordered, prefix), len(ordered)):
+            key = ordered[i]
+            if not key.startswith(prefix):
+                break
+            value = self._docs[key]
+            if isinstance(value, model):
+                yield key, value
+
+    def overlay_keys(self, prefix: str) -> list[str]:
+        """Keys under ``prefix`` changed, added or deleted in this transaction."""
+        return [key for key in self._overlay if key.startswith(prefix)]
+
+    def set_cached(self, name: str, depends: str, value: Any, committed: bool = False) -> None:
+        """Remember ``value`` until a committed change touches a key starting ``depends``.
+
+        ``committed=True`` says the value was derived from committed documents only, so it
+        may be kept while this transaction has changes of its own."""
+        if committed or not any(key.startswith(depends) for key in self._overlay):
             self._index_cache[name] = (depends, value)

@@ -94,10 +94,25 @@ def find_token_anywhere(state: WorldState, token_id: str) -> tuple[str, Token] |
 
 
 def tokens_of_actor(state: WorldState, actor_id: str) -> list[tuple[str, Token]]:
+    """Every token (with its scene id) whose creature is ``actor_id``.
+
+    An actor -> token keys index is built from committed documents once per change of the
+    token documents; this transaction's own token changes are looked at directly.
+    """
+    index: dict[str, list[str]] | None = state.cached("actors->tokens")
+    if index is None:
+        index = {}
+        for key, token in state.committed_items("token:", Token):
+            if token.creature is not None:
+                index.setdefault(token.creature.id, []).append(key)
+        state.set_cached("actors->tokens", "token:", index, committed=True)
+    keys = dict.fromkeys(index.get(actor_id, []))
+    keys.update(dict.fromkeys(state.overlay_keys("token:")))
     found: list[tuple[str, Token]] = []
-    for key, token in state.items("token:", Token):
-        if token.creature is not None and token.creature.id == actor_id:
-            found.append((key.split(":")[1], token))
+    for key in keys:
+        current = state.get(key, Token)
+        if current is not None and current.creature is not None and current.creature.id == actor_id:
+            found.append((key.split(":")[1], current))
     return found
 
 

@@ -288,23 +288,37 @@ def in_area(
         return [t for t in tokens if t.id == trigger_token]
     size = feet_to_px(spec.size_ft, grid)
     origin = _origin(item)
+    trigger_area = item.effect or item.trigger
+    if spec.shape == "radius":
+        shape: Area | None = Area(solids=[CirclePrim(origin[0], origin[1], size)])
+    elif spec.shape == "cone":
+        direction = item.placement.direction or 0.0
+        shape = Area(solids=[ConvexPrim(cone(origin, direction, size))])
+    elif spec.shape == "square":
+        shape = Area(solids=[ConvexPrim(square(origin, size))])
+    else:
+        shape = None
+    # a cheap box test first, so a scene of many tokens costs little
+    reach = size if spec.shape == "within" else 0.0
+    bounds = (shape or trigger_area).box
     result: list[Token] = []
     for token in tokens:
         pos = moved.get(token.id, (token.x, token.y))
         foot = Footprint.of(token, grid)
-        corners = foot.corners(*pos)
-        if spec.shape == "trigger":
-            area = item.effect or item.trigger
-            inside = area.overlaps(corners)
-        elif spec.shape == "radius":
-            inside = Area(solids=[CirclePrim(origin[0], origin[1], size)]).overlaps(corners)
-        elif spec.shape == "cone":
-            direction = item.placement.direction or 0.0
-            inside = Area(solids=[ConvexPrim(cone(origin, direction, size))]).overlaps(corners)
-        elif spec.shape == "square":
-            inside = Area(solids=[ConvexPrim(square(origin, size))]).overlaps(corners)
+        token_box = Box(
+            pos[0] - reach,
+            pos[1] - reach,
+            pos[0] + foot.width + reach,
+            pos[1] + foot.height + reach,
+        )
+        if not bounds.overlaps(token_box):
+            continue
+        if shape is not None:
+            inside = shape.overlaps(foot.corners(*pos))
+        elif spec.shape == "trigger":
+            inside = trigger_area.overlaps(foot.corners(*pos))
         else:  # within: grid reach around the trigger
-            inside = (item.effect or item.trigger).overlaps(sweep(foot, pos, pos, grow=size))
+            inside = trigger_area.overlaps(sweep(foot, pos, pos, grow=size))
         if inside:
             result.append(token)
     return result
