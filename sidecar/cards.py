@@ -69,6 +69,17 @@ def line(text: str, roll: Roll | None = None, css: str | None = None) -> dict[st
     return item
 
 
+def _full_line(item: Mapping[str, Any]) -> dict[str, Any]:
+    roll = item.get("roll")
+    if roll:
+        roll = {
+            "formula": roll.get("formula", ""),
+            "total": roll.get("total", ""),
+            "breakdown": roll.get("breakdown", ""),
+        }
+    return {"text": item.get("text", ""), "css": item.get("css") or "", "roll": roll or None}
+
+
 class CardRenderer:
     """Renders card templates in one of the catalog's languages."""
 
@@ -121,6 +132,8 @@ class CardRenderer:
         if clash:
             raise TypeError(f"context may not use reserved names: {', '.join(sorted(clash))}")
         language = normalize_lang(lang)
+        if "lines" in context:
+            context["lines"] = [_full_line(item) for item in context["lines"]]
         card_data = dict(data or {})
         values: dict[str, Any] = {
             "t": self.catalog.translator(language),
