@@ -12,10 +12,13 @@
 import { worldMessageApplier } from "./apply/world-messages.mjs";
 import { SaveRequests } from "./apply/save-requests.mjs";
 import { PlayerChannel } from "./channel.mjs";
+import { CoatedItems } from "./coated-items.mjs";
 import { SidecarConnection } from "./connection.mjs";
 import { MODULE_ID } from "./constants.mjs";
 import { installForwarders } from "./forward/index.mjs";
+import { registerDoorRelay } from "./forward/door.mjs";
 import { registerRestRelay } from "./forward/rest.mjs";
+import { registerWeaponHitRelay } from "./forward/weapon-hit.mjs";
 import { ActiveGmWatcher, isActiveGM } from "./gm-gate.mjs";
 import { installCatalogSuggestions } from "./regions/trap-catalog-input.mjs";
 import { registerTrapBehavior } from "./regions/trap-behavior.mjs";
@@ -39,6 +42,8 @@ const runtime = {
   state: new SidecarState(),
   undoLog: new UndoLog(),
   channel: new PlayerChannel(),
+  /** items the GM coated with an injury poison (only their hits become `weapon.hit`) */
+  coated: new CoatedItems(),
   /** @type {SidecarConnection|null} */
   connection: null,
   /** @type {ReturnType<typeof installForwarders>|null} */
@@ -54,6 +59,8 @@ const forwardContext = {
 
 /** Buttons and windows send through the forwarders once they exist (from `ready` on). */
 const sendGmAction = (action, params) => runtime.forwarders?.sendGmAction(action, params) ?? null;
+/** A plain protocol event from a button (the HUD's `interaction`), from the active GM only. */
+const sendEvent = (event) => (isActiveGM() ? forwardContext.send(event) : null);
 const trackers = new ChaseTrackers({ state: runtime.state, send: sendGmAction });
 const panels = new AfflictionPanels({ state: runtime.state, send: sendGmAction });
 
@@ -83,9 +90,11 @@ Hooks.once("init", () => {
   registerTrapBehavior();
   saves.registerHandler();
   registerRestRelay(forwardContext, runtime.channel);
+  registerWeaponHitRelay(forwardContext, runtime.channel, runtime.coated);
+  registerDoorRelay(forwardContext, runtime.channel);
   installCatalogSuggestions(Hooks, () => runtime.state.trapCatalog());
   installChatButtons(Hooks, sendGmAction);
-  installTokenHud(Hooks, hudActions({ send: sendGmAction, state: runtime.state, panels }));
+  installTokenHud(Hooks, hudActions({ send: sendGmAction, sendEvent, state: runtime.state, panels, coated: runtime.coated }));
   installSceneControls(Hooks, {
     startChase: () => startChaseDialog(sendGmAction, () => dnd5eAdapter.ruleset()),
     openTrackers,
@@ -128,7 +137,7 @@ Hooks.once("ready", () => {
     notify: (level, key, data) => ui.notifications?.[level]?.(t(key, data)),
   });
   runtime.connection = connection;
-  runtime.forwarders = installForwarders(Hooks, forwardContext, runtime.channel);
+  runtime.forwarders = installForwarders(Hooks, forwardContext, runtime.channel, runtime.coated);
 
   const watcher = new ActiveGmWatcher({
     isActive: () => isActiveGM(),
@@ -147,6 +156,7 @@ Hooks.once("ready", () => {
       connection,
       state: runtime.state,
       undoLog: runtime.undoLog,
+      coated: runtime.coated,
       sendGmAction: runtime.forwarders.sendGmAction,
       syncScenes: runtime.forwarders.syncScenes,
       checkActiveGM: () => watcher.check(),

@@ -180,6 +180,9 @@ export class StandinUser {
     this.active = active;
     this.characterId = characterId;
     this.documentName = "User";
+    // User#targets: the Token placeables this user targets (a Set; filled in the user's own
+    // browser; https://foundryvtt.com/api/classes/foundry.documents.User.html#targets)
+    this.targets = new Set();
     if (env.generation >= 13) this.query = (name, data, options) => env.runQuery(this, name, data, options);
   }
 
@@ -524,6 +527,8 @@ export class StandinActor {
     this.token = null;
     /** calls the module made, for assertions */
     this.calls = { applyDamage: [], toggleStatusEffect: [], update: [], rollSavingThrow: [], rollAbilitySave: [] };
+    /** embedded Items (env.createItem) */
+    this.items = new StandinCollection();
   }
 
   get uuid() {
@@ -649,6 +654,78 @@ export class StandinActor {
     const result = { type, longRest: type === "long", deltas: {}, updateData: {} };
     this.env.hooks.callAll("dnd5e.restCompleted", this, result, { type });
     return result;
+  }
+}
+
+/**
+ * A dnd5e Item5e with one damage activity (dnd5e source: module/documents/item.mjs,
+ * module/documents/activity/mixin.mjs `rollDamage`, module/dice/damage-roll.mjs):
+ *   `system.damage.base.types` (a Set of damage types, dnd5e >= 4 weapons);
+ *   `activity.rollDamage()` builds one DamageRoll per part, with `options.type` the part's
+ *   damage type, and fires the hooks the installed dnd5e version fires:
+ *     5.x:      `dnd5e.rollDamage(rolls, {subject})` then `dnd5e.rollDamageV2(rolls, {subject})`
+ *     4.0-4.3:  `dnd5e.rollDamageV2(rolls, {subject})`, then the deprecated shim
+ *               `dnd5e.rollDamage(item, rolls)` (only when something listens to it)
+ *     3.x:      `Item5e#rollDamage` and `dnd5e.rollDamage(item, roll)`.
+ *   Like dnd5e, it rolls in the current user's browser only (hooks are local).
+ */
+export class StandinItem {
+  constructor(env, actor, { id, name = "Item", type = "weapon", damageTypes = ["piercing"], flags = {} }) {
+    this.env = env;
+    this.id = id ?? env.newId();
+    this.name = name;
+    this.type = type;
+    this.parent = actor;
+    this.flags = structuredClone(flags);
+    this.documentName = "Item";
+    this.system = { damage: { base: { types: new Set(damageTypes) } } };
+    const item = this;
+    this.activity = {
+      id: `${this.id}-attack`,
+      type: "attack",
+      item,
+      get actor() {
+        return item.actor;
+      },
+      damage: { parts: [{ types: new Set(damageTypes) }] },
+      rollDamage: () => item.rollDamage(),
+    };
+    this.system.activities = new StandinCollection([[this.activity.id, this.activity]]);
+  }
+
+  get actor() {
+    return this.parent;
+  }
+
+  getFlag(scope, key) {
+    return this.flags?.[scope]?.[key];
+  }
+
+  async rollDamage() {
+    const [major, minor] = String(this.env.game.system.version).split(".").map(Number);
+    const types = [...this.system.damage.base.types];
+    const rolls = (types.length ? types : [undefined]).map((type) => {
+      const value = 1 + Math.floor(this.env.random() * 4);
+      return new StandinRoll({
+        class: "DamageRoll",
+        options: type ? { type, types: [type] } : {},
+        formula: "1d4",
+        terms: [{ class: "Die", number: 1, faces: 4, modifiers: [], results: [{ result: value, active: true }], evaluated: true }],
+        total: value,
+        evaluated: true,
+      });
+    });
+    const hooks = this.env.hooks;
+    if (major >= 5) {
+      hooks.callAll("dnd5e.rollDamage", rolls, { subject: this.activity });
+      hooks.callAll("dnd5e.rollDamageV2", rolls, { subject: this.activity });
+    } else if (major === 4) {
+      hooks.callAll("dnd5e.rollDamageV2", rolls, { subject: this.activity });
+      if (minor < 4 && hooks.handlers.get("dnd5e.rollDamage")?.length) hooks.callAll("dnd5e.rollDamage", this, rolls);
+    } else {
+      hooks.callAll("dnd5e.rollDamage", this, rolls[0]);
+    }
+    return rolls;
   }
 }
 
@@ -842,6 +919,40 @@ export class StandinRegionDocument {
 }
 
 /**
+ * WallDocument — https://foundryvtt.com/api/classes/foundry.documents.WallDocument.html
+ * `c` [x0, y0, x1, y1], `sight` / `move` (CONST.WALL_SENSE_TYPES / WALL_MOVEMENT_TYPES),
+ * `door` (CONST.WALL_DOOR_TYPES: 0 none, 1 door, 2 secret), `ds` (CONST.WALL_DOOR_STATES:
+ * 0 closed, 1 open, 2 locked). `update(changes)` fires `updateWall(wall, changed, options,
+ * userId)` (https://foundryvtt.com/api/functions/hookEvents.updateDocument.html) with the
+ * changed fields only, as the opening user's browser and every other client see it.
+ */
+export class StandinWallDocument {
+  constructor(env, scene, w) {
+    this.env = env;
+    this.parent = scene;
+    this.id = w.id ?? env.newId();
+    this.c = [...w.c];
+    this.sight = w.sight ?? 20;
+    this.move = w.move ?? 20;
+    this.door = w.door ?? 0;
+    this.ds = w.ds ?? 0;
+    this.documentName = "Wall";
+  }
+
+  async update(changes, options = {}) {
+    const changed = { _id: this.id };
+    for (const [key, value] of Object.entries(changes)) {
+      if (this[key] !== value) {
+        this[key] = value;
+        changed[key] = value;
+      }
+    }
+    this.env.hooks.callAll("updateWall", this, changed, options, this.env.game.user?.id);
+    return this;
+  }
+}
+
+/**
  * Scene — https://foundryvtt.com/api/classes/foundry.documents.Scene.html
  * `grid {size, distance, units}`, `dimensions {width, height}`, embedded `tokens`, `regions`;
  * createEmbeddedDocuments / deleteEmbeddedDocuments fire create<Type> / delete<Type>.
@@ -858,11 +969,9 @@ export class StandinScene {
     this.grid = { size: 100, distance: 5, units: "ft", ...(data.grid ?? {}) };
     this.tokens = new StandinCollection();
     this.regions = new StandinCollection();
-    // WallDocument — https://foundryvtt.com/api/classes/foundry.documents.WallDocument.html
-    // `c` [x0, y0, x1, y1], `sight` / `move` (CONST.WALL_SENSE_TYPES / WALL_MOVEMENT_TYPES)
     this.walls = new StandinCollection();
     for (const w of data.walls ?? []) {
-      const wall = { id: w.id ?? env.newId(), c: [...w.c], sight: w.sight ?? 20, move: w.move ?? 20, parent: this, documentName: "Wall" };
+      const wall = new StandinWallDocument(env, this, w);
       this.walls.set(wall.id, wall);
     }
     this.documentName = "Scene";
@@ -1314,6 +1423,14 @@ export function installUiHelpers(env) {
     return controls;
   };
 
+  /** Target tokens as the current user (`game.user.targets`: Token placeables). */
+  env.targetTokens = (tokenIds, scene = env.canvas.scene) => {
+    env.game.user.targets = new Set(tokenIds.map((id) => {
+      const document = scene.tokens.get(id);
+      return { id, document, actor: document?.actor ?? null, name: document?.name };
+    }));
+  };
+
   /** Select tokens on the canvas (`canvas.tokens.controlled`: Token placeables). */
   env.controlTokens = (tokenIds) => {
     const scene = env.canvas.scene;
@@ -1522,6 +1639,9 @@ export function createFoundryEnv({
   env.CONST = {
     USER_ROLES,
     WALL_SENSE_TYPES: { NONE: 0, LIMITED: 10, NORMAL: 20, PROXIMITY: 30, DISTANCE: 40 },
+    // https://foundryvtt.com/api/variables/CONST.WALL_DOOR_TYPES.html, CONST.WALL_DOOR_STATES.html
+    WALL_DOOR_TYPES: { NONE: 0, DOOR: 1, SECRET: 2 },
+    WALL_DOOR_STATES: { CLOSED: 0, OPEN: 1, LOCKED: 2 },
   };
   installUiHelpers(env);
 
@@ -1551,6 +1671,13 @@ export function createFoundryEnv({
     const actor = new StandinActor(env, { id: env.newId(), name: "Actor", ...data });
     env.game.actors.set(actor.id, actor);
     return actor;
+  };
+
+  /** An Item on an actor (see StandinItem). */
+  env.createItem = (actor, data = {}) => {
+    const item = new StandinItem(env, actor, data);
+    actor.items.set(item.id, item);
+    return item;
   };
 
   /** A scene with tokens and regions, created without hooks (as if loaded with the world). */

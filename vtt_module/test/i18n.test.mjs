@@ -14,7 +14,7 @@ import { SETTINGS } from "../scripts/settings.mjs";
 import { AFFLICTION_RUNTIME_KEYS } from "../scripts/ui/affliction-panel.mjs";
 import { ENVIRONMENTS, ESCAPE_FACTORS } from "../scripts/ui/chase-start.mjs";
 import { CHASE_RUNTIME_KEYS } from "../scripts/ui/chase-view.mjs";
-import { HUD_ACTIONS } from "../scripts/ui/token-hud.mjs";
+import { HUD_ACTIONS, INTERACTION_KINDS } from "../scripts/ui/token-hud.mjs";
 import { langFile } from "./support/env.mjs";
 
 const SCRIPTS = fileURLToPath(new URL("../scripts/", import.meta.url));
@@ -62,6 +62,7 @@ function keysBuiltAtRunTime() {
   for (const env of ENVIRONMENTS) keys.push(`VTTSIDECAR.ChaseStart.Environment.${env}`);
   for (const factor of ESCAPE_FACTORS) keys.push(`VTTSIDECAR.ChaseStart.Factor.${factor}`);
   for (const action of HUD_ACTIONS) keys.push(`VTTSIDECAR.Hud.Action.${action}`);
+  for (const kind of INTERACTION_KINDS) keys.push(`VTTSIDECAR.Hud.Kind.${kind}`);
   for (const tool of ["thieves_tools", "edged", "none"]) keys.push(`VTTSIDECAR.Hud.Tool.${tool}`);
   for (const partial of ["none", "advantage", "half_damage"]) keys.push(`VTTSIDECAR.Hud.Partial.${partial}`);
   for (const kind of ["random", "short", "long", "indefinite"]) keys.push(`VTTSIDECAR.Hud.Madness.${kind}`);

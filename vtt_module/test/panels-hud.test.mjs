@@ -122,7 +122,7 @@ describe("token HUD actions", () => {
     w.env.dialogResponder = () => ({ action: "search" });
     await html.click({ vttSidecarHud: "menu" });
     assert.deepEqual(w.sent, [{ action: "trap.search", params: { scene_id: "scene1", token_id: "tokAria" } }]);
-    assert.equal(w.env.dialogs[0].buttons.length, 8);
+    assert.equal(w.env.dialogs[0].buttons.length, 10);
     w.env.setCurrentUser(w.player.id);
     assert.doesNotMatch(w.env.renderTokenHUD(w.token).innerHTML, /vtt-sidecar-hud/);
   });

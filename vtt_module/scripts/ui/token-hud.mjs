@@ -7,6 +7,10 @@
  *   expose to disease     disease.expose {scene_id, token_ids, disease, save}
  *   inflict madness       madness.inflict {scene_id, token_id, kind?}
  *   coat a weapon         poison.coat {scene_id, token_id, actor_id, item_id, poison, doses}
+ *                         (and remembers the item as coated: its hits become `weapon.hit`)
+ *   interact with a trap  event `interaction` {scene_id, token_id, target_id: region, kind}
+ *   touch / open object   event `interaction` {scene_id, token_id, target_id: typed id, kind: "touch"}
+ *                         (a contact poison smeared on an object with poison.smear)
  *   afflictions panel     (the panel sends afflictions.list)
  * Each dialog is a DialogV2 with a few fields. Poison / disease / madness ids come from the
  * sidecar's catalog state when it sent one (`state` kind "catalog", keys "poisons",
@@ -29,7 +33,12 @@ const BUNDLED = {
   diseases: ["cackle_fever", "sewer_plague", "sight_rot"],
 };
 
-export const HUD_ACTIONS = ["search", "investigate", "disarm", "poison", "disease", "madness", "coat", "afflictions"];
+export const HUD_ACTIONS = [
+  "search", "investigate", "disarm", "interact", "touch", "poison", "disease", "madness", "coat", "afflictions",
+];
+
+/** What a token can do to a trapped object from the HUD (protocol `interaction` kinds). */
+export const INTERACTION_KINDS = ["open", "pick_lock_failed", "touch", "knock_over"];
 
 /**
  * @param {import("../state.mjs").SidecarState} state
@@ -78,6 +87,17 @@ export function nearbyTraps(token) {
   return found.sort((a, b) => a.distanceFt - b.distanceFt);
 }
 
+/**
+ * Trap choices for a select: name and distance.
+ * @param {Array<{id: string, name: string, distanceFt: number}>} traps
+ */
+function trapOptions(traps) {
+  return traps.map((r) => ({
+    value: r.id,
+    label: Number.isFinite(r.distanceFt) ? `${r.name} (${r.distanceFt} ${t("VTTSIDECAR.Chase.Ft")})` : r.name,
+  }));
+}
+
 /** @param {object} region */
 function regionCentre(region) {
   const points = [];
@@ -124,14 +144,22 @@ function weapons(actor) {
  * What each menu entry does. Each returns the params sent (or null when cancelled).
  * @param {object} deps
  * @param {(action: string, params?: object) => string|null} deps.send
+ * @param {(event: object) => string|null} [deps.sendEvent]  a plain protocol event
  * @param {import("../state.mjs").SidecarState} deps.state
  * @param {{open: (actor: object) => Promise<any>}} deps.panels
+ * @param {import("../coated-items.mjs").CoatedItems} [deps.coated]
  */
-export function hudActions({ send, state, panels }) {
+export function hudActions({ send, sendEvent = () => null, state, panels, coated }) {
   const go = (action, params) => {
     const id = send(action, params);
     if (!id) ui.notifications?.warn(t("VTTSIDECAR.Notify.NotActiveGm"));
     return id ? params : null;
+  };
+  const interaction = (token, targetId, kind) => {
+    const event = { type: "interaction", scene_id: token.parent?.id ?? null, token_id: token.id, target_id: targetId, kind };
+    const id = sendEvent(event);
+    if (!id) ui.notifications?.warn(t("VTTSIDECAR.Notify.NotActiveGm"));
+    return id ? event : null;
   };
   const base = (token) => ({ scene_id: token.parent?.id ?? null, token_id: token.id });
   return {
@@ -144,13 +172,9 @@ export function hudActions({ send, state, panels }) {
         ui.notifications?.warn(t("VTTSIDECAR.Hud.NoTraps"));
         return null;
       }
-      const trapOptions = traps.map((r) => ({
-        value: r.id,
-        label: Number.isFinite(r.distanceFt) ? `${r.name} (${r.distanceFt} ${t("VTTSIDECAR.Chase.Ft")})` : r.name,
-      }));
       const tools = ["thieves_tools", "edged", "none"].map((v) => ({ value: v, label: t(`VTTSIDECAR.Hud.Tool.${v}`) }));
       const values = await ask(t("VTTSIDECAR.Hud.Disarm"),
-        `<div class="form-group"><label>${escapeHtml(t("VTTSIDECAR.Hud.Trap"))}</label><select name="region">${optionsHtml(trapOptions, traps[0].id, escapeHtml)}</select></div>`
+        `<div class="form-group"><label>${escapeHtml(t("VTTSIDECAR.Hud.Trap"))}</label><select name="region">${optionsHtml(trapOptions(traps), traps[0].id, escapeHtml)}</select></div>`
         + `<div class="form-group"><label>${escapeHtml(t("VTTSIDECAR.Hud.ToolLabel"))}</label><select name="tool">${optionsHtml(tools, "thieves_tools", escapeHtml)}</select></div>`
         + `<div class="form-group"><label>${escapeHtml(t("VTTSIDECAR.Hud.Bonus"))}</label><input type="number" name="bonus" value="0" min="-20" max="30"></div>`,
         t("VTTSIDECAR.Hud.Disarm"));
@@ -162,6 +186,32 @@ export function hudActions({ send, state, panels }) {
         tool,
         bonus: Math.max(-20, Math.min(30, Math.round(toNumber(values.bonus)))),
       });
+    },
+
+    async interact(token) {
+      const traps = nearbyTraps(token);
+      if (!traps.length) {
+        ui.notifications?.warn(t("VTTSIDECAR.Hud.NoTraps"));
+        return null;
+      }
+      const kinds = INTERACTION_KINDS.map((v) => ({ value: v, label: t(`VTTSIDECAR.Hud.Kind.${v}`) }));
+      const values = await ask(t("VTTSIDECAR.Hud.Interact"),
+        `<div class="form-group"><label>${escapeHtml(t("VTTSIDECAR.Hud.Trap"))}</label><select name="region">${optionsHtml(trapOptions(traps), traps[0].id, escapeHtml)}</select></div>`
+        + `<div class="form-group"><label>${escapeHtml(t("VTTSIDECAR.Hud.KindLabel"))}</label><select name="kind">${optionsHtml(kinds, "open", escapeHtml)}</select></div>`,
+        t("VTTSIDECAR.Hud.Interact"));
+      if (!values) return null;
+      const region = traps.some((r) => r.id === values.region) ? values.region : traps[0].id;
+      return interaction(token, region, INTERACTION_KINDS.includes(values.kind) ? values.kind : "open");
+    },
+
+    async touch(token) {
+      const values = await ask(t("VTTSIDECAR.Hud.Touch"),
+        `<p>${escapeHtml(t("VTTSIDECAR.Hud.TouchHint"))}</p>`
+        + `<div class="form-group"><label>${escapeHtml(t("VTTSIDECAR.Hud.ObjectId"))}</label><input type="text" name="target" required maxlength="128"></div>`,
+        t("VTTSIDECAR.Hud.Touch"));
+      const target = String(values?.target ?? "").trim();
+      if (!values || !target) return null;
+      return interaction(token, target, "touch");
     },
 
     async poison(token) {
@@ -211,13 +261,15 @@ export function hudActions({ send, state, panels }) {
         t("VTTSIDECAR.Hud.Coat"));
       const poison = String(values?.poison ?? "").trim();
       if (!values || !poison) return null;
-      return go("poison.coat", {
+      const sent = go("poison.coat", {
         ...base(token),
         actor_id: token.actor?.id ?? token.actorId ?? null,
         item_id: items.some((i) => i.value === values.item) ? values.item : items[0].value,
         poison,
         doses: Math.max(1, Math.min(100, Math.round(toNumber(values.doses, 1)))),
       });
+      if (sent) coated?.add(sent.item_id);
+      return sent;
     },
 
     async afflictions(token) {
