@@ -264,6 +264,23 @@ def release_condition(
     return StatusOp(actor_id=creature.id, status=condition, active=False)
 
 
+WoundListener = Callable[["Run", Target, str], None]
+_WOUND_LISTENERS: list[WoundListener] = []
+
+
+def on_wound(listener: WoundListener) -> WoundListener:
+    """Register a listener told whenever a creature takes piercing or slashing damage from a
+    source's part (a trap's spikes, needle or darts): a poison coated on that part uses it."""
+    _WOUND_LISTENERS.append(listener)
+    return listener
+
+
+def notify_wound(run: Run, target: Target, damage_type: str) -> None:
+    if damage_type in ("piercing", "slashing"):
+        for listener in _WOUND_LISTENERS:
+            listener(run, target, damage_type)
+
+
 def deal_damage(run: Run, target: Target, amount: int, damage_type: str) -> int:
     """Apply traits, record the op and the card line; return the damage actually taken."""
     final, note = apply_damage_traits(target.creature, amount, damage_type)

@@ -31,7 +31,7 @@ from sidecar.rules.afflictions_core import (
     world_now,
 )
 from sidecar.rules.afflictions_registry import Behaviour, register_behaviour
-from sidecar.rules.effects import DamageSpec, Duration, Run, SaveEffect, Target
+from sidecar.rules.effects import DamageSpec, Duration, Run, SaveEffect, Target, on_wound
 from sidecar.rules.scene import find_token_anywhere, get_scene, scene_tokens
 from sidecar.state import register_document
 
@@ -423,12 +423,20 @@ def _deliver_to(
 
 
 class CoatParams(Strict):
-    item_id: str
+    """A weapon or ammunition (``item_id`` of ``actor_id``/``token_id``), or a trap's part
+    (``region_id`` on ``scene_id``: spikes, a needle, darts)."""
+
     poison: str
+    item_id: str | None = None
+    region_id: str | None = None
     actor_id: str | None = None
     token_id: str | None = None
     scene_id: str | None = None
     doses: int = Field(default=1, ge=1, le=100)
+
+
+def trap_part_key(scene_id: str, region_id: str) -> str:
+    return f"trap:{scene_id}:{region_id}"
 
 
 def _actor_of(
@@ -446,9 +454,18 @@ def coat(ctx: EventContext, params: CoatParams) -> None:
     """Coat a weapon or ammunition (an item of an actor) with an injury poison."""
     poison = get_poison(ctx, params.poison)
     _require(poison, "injury")
-    actor_id = _actor_of(ctx, params.actor_id, params.token_id, params.scene_id)
-    _surfaces(ctx).coats[f"{actor_id}:{params.item_id}"] = Coat(
-        poison=poison.id, doses=params.doses, actor_id=actor_id, item_id=params.item_id
+    if params.region_id is not None:
+        if not params.scene_id:
+            raise RuleError("coating a trap needs scene_id with region_id")
+        key = trap_part_key(params.scene_id, params.region_id)
+        actor_id, item_id = "", params.region_id
+    elif params.item_id is not None:
+        actor_id = _actor_of(ctx, params.actor_id, params.token_id, params.scene_id)
+        key, item_id = f"{actor_id}:{params.item_id}", params.item_id
+    else:
+        raise RuleError("give item_id (a weapon) or region_id (a trap's part)")
+    _surfaces(ctx).coats[key] = Coat(
+        poison=poison.id, doses=params.doses, actor_id=actor_id, item_id=item_id
     )
     ctx.render(
         "text.html.j2",
@@ -456,14 +473,14 @@ def coat(ctx: EventContext, params: CoatParams) -> None:
         visibility="gm",
         text=ctx.t(
             "afflictions.poison.coated",
-            item=params.item_id,
+            item=item_id,
             poison=localized_name(ctx, poison.name),
             doses=params.doses,
         ),
         data={
             "coat": {
                 "actor_id": actor_id,
-                "item_id": params.item_id,
+                "item_id": item_id,
                 "poison": poison.id,
                 "doses": params.doses,
             }
@@ -490,6 +507,33 @@ def _weapon_hit(ctx: EventContext, event: WeaponHit) -> None:
     poison = get_poison(ctx, coating.poison)
     target = target_for_token(ctx, event.scene_id, event.target_token_id)
     _deliver_to(ctx, [target], poison, "afflictions.poison.wound", wound=True)
+
+
+@on_wound
+def _coated_trap_part(run: Run, target: Target, damage_type: str) -> None:
+    """A trap's coated part (spikes, needle, darts) that wounds delivers one dose."""
+    key = run.source_id
+    surfaces = run.ctx.state.get(SURFACES, PoisonSurfaces)
+    if not key.startswith("trap:") or surfaces is None or key not in surfaces.coats:
+        return
+    edited = _surfaces(run.ctx)
+    coating = edited.coats[key]
+    coating.doses -= 1
+    if coating.doses <= 0:
+        del edited.coats[key]
+    poison = get_poison(run.ctx, coating.poison)
+    s = Session(run.ctx, world_now(run.ctx))
+    run.resolution.say(
+        run.t(
+            "afflictions.poison.wound",
+            name=target.name,
+            poison=localized_name(run.ctx, poison.name),
+        )
+    )
+    aff = deliver(s, run, target, poison)
+    if aff is not None:
+        aff.wound_pending = True
+    s.finish()
 
 
 class SmearParams(Strict):

@@ -16,6 +16,7 @@ from sidecar.rules.effects import (
     Run,
     Target,
     effect,
+    notify_wound,
 )
 
 
@@ -52,6 +53,8 @@ class WoundEffect(Effect):
         )
         if taken > 0 or self.always:
             run.nested(critical=False, half_damage=False).run_all(self.then, target)
+        if taken > 0:
+            notify_wound(run, target, self.type)
 
 
 @effect("annihilate")
