@@ -20,6 +20,7 @@ from sidecar.rules import chase_effects  # noqa: F401  (registers the chase effe
 from sidecar.rules.chase_content import EscapeFactorDef, text_in
 from sidecar.rules.chase_engine import (
     check_end,
+    child_chase,
     creature_view,
     end_round,
     finish,
@@ -432,21 +433,6 @@ def chase_end(ctx: EventContext, params: ChaseRef) -> None:
 # ---------------------------------------------------------------- splitting, joining, reversal
 
 
-def _child(chase: ChaseDoc, chase_id: str, people: list[Participant]) -> ChaseDoc:
-    return ChaseDoc(
-        id=chase_id,
-        scene_id=chase.scene_id,
-        combat_id=chase.combat_id,
-        table_id=chase.table_id,
-        map_id=chase.map_id,
-        sight_range_ft=chase.sight_range_ft,
-        round=chase.round,
-        combat_round=chase.combat_round,
-        parent=chase.id,
-        participants={p.id: p for p in people},
-    )
-
-
 @gm_action("chase.split", Split)
 def chase_split(ctx: EventContext, params: Split) -> None:
     """The quarries split up: each group becomes its own chase (initiative kept)."""
@@ -470,7 +456,7 @@ def chase_split(ctx: EventContext, params: Split) -> None:
         people = [
             chase.participants[pid].model_copy(deep=True) for pid in group.quarries + group.pursuers
         ]
-        child = store_new_chase(ctx, _child(chase, child_id, people))
+        child = store_new_chase(ctx, child_chase(chase, child_id, people))
         chase.children.append(child_id)
         lines.append(
             ctx.t(
@@ -573,7 +559,7 @@ def chase_reverse(ctx: EventContext, params: Reverse) -> None:
             p.acted_round = chase.round
         people[p.id] = p
     child_id = params.new_chase_id or fresh_chase_id(ctx, f"{chase.id}-r")
-    child = store_new_chase(ctx, _child(chase, child_id, list(people.values())))
+    child = store_new_chase(ctx, child_chase(chase, child_id, list(people.values())))
     chase.children.append(child_id)
     res.say(
         ctx.t(

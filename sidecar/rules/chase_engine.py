@@ -180,6 +180,22 @@ def store_new_chase(ctx: EventContext, chase: ChaseDoc) -> ChaseDoc:
     return ctx.state.edit(key, ChaseDoc)
 
 
+def child_chase(chase: ChaseDoc, chase_id: str, people: list[Participant]) -> ChaseDoc:
+    """A chase split off ``chase``: same scene, combat, table, map and round."""
+    return ChaseDoc(
+        id=chase_id,
+        scene_id=chase.scene_id,
+        combat_id=chase.combat_id,
+        table_id=chase.table_id,
+        map_id=chase.map_id,
+        sight_range_ft=chase.sight_range_ft,
+        round=chase.round,
+        combat_round=chase.combat_round,
+        parent=chase.id,
+        participants={p.id: p for p in people},
+    )
+
+
 def fresh_chase_id(ctx: EventContext, base: str) -> str:
     taken = {key.split(":", 1)[1] for key in ctx.state.keys("chase:")}
     if base not in taken:
@@ -341,18 +357,7 @@ def join_hook(run: Run, target: Target, native: NativeCreature, distance: int) -
     quarry.role = "quarry"
     quarry.in_sight = True
     quarry.seen_all_round = True
-    child = ChaseDoc(
-        id=child_id,
-        scene_id=chase.scene_id,
-        combat_id=chase.combat_id,
-        table_id=chase.table_id,
-        map_id=chase.map_id,
-        sight_range_ft=chase.sight_range_ft,
-        round=chase.round,
-        combat_round=chase.combat_round,
-        parent=chase.id,
-        participants={quarry.id: quarry, pid: joiner},
-    )
+    child = child_chase(chase, child_id, [quarry, joiner])
     store_new_chase(ctx, child)
     chase.children.append(child_id)
     run.resolution.say(ctx.t("chase.line.reversed", name=hunted.name, chase=child_id))
