@@ -7,7 +7,7 @@ import { installCombatForwarder } from "../scripts/forward/combat.mjs";
 import { gmActionSender } from "../scripts/forward/gm-action.mjs";
 import { installHitPointForwarder } from "../scripts/forward/hit-points.mjs";
 import { installRestForwarder, registerRestRelay, restKind } from "../scripts/forward/rest.mjs";
-import { installSceneForwarder } from "../scripts/forward/scene.mjs";
+import { installSceneForwarder, WALL_SYNC_DELAY_MS } from "../scripts/forward/scene.mjs";
 import { installTimeForwarder } from "../scripts/forward/time.mjs";
 import { registerTrapBehavior } from "../scripts/regions/trap-behavior.mjs";
 import { dnd5eAdapter } from "../scripts/systems/dnd5e.mjs";
@@ -26,6 +26,30 @@ function world({ active = true } = {}) {
 }
 
 describe("scene forwarder", () => {
+  it("a burst of wall edits sends one scene sync with the walls, after it settles", () => {
+    const w = world();
+    installSceneForwarder(w.env.hooks, w.ctx);
+    const wall = { id: "wall1", parent: w.scene };
+    w.env.hooks.callAll("createWall", wall);
+    w.env.hooks.callAll("updateWall", wall, { c: [0, 0, 100, 0] });
+    w.env.hooks.callAll("updateWall", wall, { flags: {} });
+    assert.deepEqual(w.types(), [], "nothing before the burst settles");
+    w.clock.advance(WALL_SYNC_DELAY_MS);
+    assert.deepEqual(w.types(), ["scene.sync"]);
+    assert.equal(w.sent[0].scene.id, "scene1");
+    w.env.hooks.callAll("deleteWall", wall);
+    w.clock.advance(WALL_SYNC_DELAY_MS);
+    assert.deepEqual(w.types(), ["scene.sync", "scene.sync"]);
+  });
+
+  it("wall edits seen by a browser that is not the active GM send nothing", () => {
+    const w = world({ active: false });
+    installSceneForwarder(w.env.hooks, w.ctx);
+    w.env.hooks.callAll("createWall", { id: "wall1", parent: w.scene });
+    w.clock.advance(WALL_SYNC_DELAY_MS);
+    assert.deepEqual(w.types(), []);
+  });
+
   it("token create/update/delete become token.update / token.remove; moves do not", async () => {
     const w = world();
     installSceneForwarder(w.env.hooks, w.ctx);

@@ -6,6 +6,7 @@
 
 import { regionData } from "../regions/region-data.mjs";
 import { clamp, toNumber } from "../util/numbers.mjs";
+import { KeyedDebouncer } from "../util/debounce.mjs";
 
 /** Token fields whose change is movement (sent as `token.move`) or bookkeeping. */
 const NOT_A_TOKEN_UPDATE = new Set([
@@ -110,10 +111,14 @@ function isOnlyFlags(changed) {
  * @property {(event: object) => string} send
  * @property {import("../systems/dnd5e.mjs").SystemAdapter} adapter
  * @property {() => boolean} isActive  this browser is the active GM
+ * @property {{setTimeout: Function, clearTimeout: Function}} [clock]  for tests
  */
 
+/** How long a burst of wall edits may last before the scene is sent again. */
+export const WALL_SYNC_DELAY_MS = 500;
+
 /**
- * Listen to scene, token and region hooks.
+ * Listen to scene, token, region and wall hooks.
  * @param {{on: Function}} hooks
  * @param {ForwardContext} ctx
  * @returns {{syncScenes: () => void}}
@@ -179,6 +184,21 @@ export function installSceneForwarder(hooks, ctx) {
   for (const action of ["create", "update", "delete"]) {
     hooks.on(`${action}RegionBehavior`, (behavior) => sendRegion(behavior.parent));
   }
+
+  // Walls travel only inside a scene sync: send one after a burst of wall edits settles.
+  const wallDebouncer = new KeyedDebouncer(WALL_SYNC_DELAY_MS, ctx.clock ?? globalThis);
+  const wallsChanged = (wall) => {
+    const scene = wall?.parent;
+    if (!ctx.isActive() || !scene) return;
+    wallDebouncer.run(scene.id, () => {
+      if (ctx.isActive()) syncScene(scene);
+    });
+  };
+  hooks.on("createWall", wallsChanged);
+  hooks.on("updateWall", (wall, changed) => {
+    if (changed && ("c" in changed || "sight" in changed)) wallsChanged(wall);
+  });
+  hooks.on("deleteWall", wallsChanged);
 
   return { syncScenes };
 }
