@@ -6,7 +6,8 @@
  * WorldInbox and acked, and a ping checks the line is alive. When the line drops, the
  * connection retries with exponential backoff and jitter, except after a refusal (close
  * code 4401 or 4406, or an `unauthorized` / `origin_refused` / `unsupported_protocol`
- * error) or after another browser took the world over (4409): then it waits until the
+ * error) or after another browser took the world over (4409, when it also stops queueing
+ * events and drops the ones never sent): then it waits until the
  * settings change or the GM asks again (`reconfigure`).
  *
  * Everything that touches the outside is injected (WebSocket class, clock, random, id
@@ -131,6 +132,8 @@ export class SidecarConnection {
     this.welcomed = false;
     this.wanted = false;
     this.refusal = null;
+    /** Another browser took the world over (4409): new events are dropped, not queued. */
+    this.superseded = false;
     this.retryTimer = null;
     this.pingTimer = null;
     this.deadlineTimer = null;
@@ -172,16 +175,23 @@ export class SidecarConnection {
     const wanted = this.wanted;
     this.stop();
     this.refusal = null;
+    this.superseded = false;
     this.backoff.reset();
     if (wanted) this.start();
   }
 
   /**
-   * Queue an event for the sidecar and send it now if the line is up.
+   * Queue an event for the sidecar and send it now if the line is up. While superseded
+   * (4409) nothing is queued: the browser that took over reports the table now, and a
+   * queue kept here would be replayed if the GM reconnected by hand.
    * @param {{type: string, id?: string}} event  gets an `id` if it has none
-   * @returns {string} the event id
+   * @returns {string|null} the event id, null when dropped
    */
   send(event) {
+    if (this.superseded) {
+      this.logger.debug?.("VTT Sidecar | superseded by another browser; dropped", event.type);
+      return null;
+    }
     event.id ??= this.newId();
     this.outbox.add(event);
     if (this.welcomed) this.#transmit(event);
@@ -239,6 +249,7 @@ export class SidecarConnection {
 
   #onClose(socket, code, reason) {
     if (socket !== this.socket) return;
+    const unsent = code === CLOSE_SUPERSEDED ? this.outbox.unsent() : [];
     this.#detach();
     if (!this.wanted) return;
     if (code === CLOSE_UNAUTHORIZED || code === CLOSE_BAD_PROTOCOL || this.refusal) {
@@ -248,6 +259,10 @@ export class SidecarConnection {
     if (code === CLOSE_SUPERSEDED) {
       // The sidecar keeps one connection per world. Reconnecting would push the other
       // browser out, which would push us out again: wait for the GM to click or reload.
+      // Events never sent are dropped (the other browser reports the table now); sent but
+      // unconfirmed ones keep their ids, so a resend after a manual reconnect is deduped.
+      this.superseded = true;
+      for (const event of unsent) this.outbox.remove(event.id);
       this.#refuse("VTTSIDECAR.Status.Superseded");
       return;
     }

@@ -313,6 +313,34 @@ describe("reconnecting", () => {
     assert.equal(t.WebSocketImpl.instances.length, 2);
   });
 
+  it("after 4409 drops the unsent queue and new events, keeps sent ones, and starts fresh on a click", () => {
+    const debug = [];
+    const t = makeConnection();
+    t.connection.logger = { ...quietLogger, debug: (...args) => debug.push(args.join(" ")) };
+    const socket = connect(t);
+    const a = t.connection.send({ type: "time.advance", world_time: 1, delta: 1 });
+    socket.receive({ type: "accepted", id: a, duplicate: false, seqs: [] });
+    const b = t.connection.send({ type: "time.advance", world_time: 2, delta: 1 });
+    socket.readyState = 2; // closing: the next event cannot go out
+    const c = t.connection.send({ type: "time.advance", world_time: 3, delta: 1 });
+    assert.deepEqual(t.connection.outbox.all().map((e) => e.id), [b, c]);
+    socket.serverClose(4409, "another client connected for this world");
+    assert.deepEqual(t.connection.outbox.all().map((e) => e.id), [b], "the never-sent event is gone, the sent one stays");
+    assert.equal(t.connection.send({ type: "token.move", token_id: "tok1" }), null);
+    assert.equal(t.connection.outbox.size, 1, "nothing queued while superseded");
+    assert.ok(debug.some((line) => /superseded.*token\.move/.test(line)), `debug log: ${debug}`);
+    t.connection.reconfigure(); // the badge click
+    const second = t.WebSocketImpl.last;
+    assert.notEqual(second, socket);
+    second.open();
+    second.receive(welcome());
+    assert.deepEqual(second.sentOfType("time.advance").map((e) => e.id), [b]);
+    assert.deepEqual(second.sentOfType("token.move"), []);
+    const d = t.connection.send({ type: "time.advance", world_time: 4, delta: 1 });
+    assert.ok(d);
+    assert.deepEqual(second.sentOfType("time.advance").map((e) => e.id), [b, d]);
+  });
+
   it("shows the sidecar's own reason when it refuses the token", () => {
     const t = makeConnection();
     t.connection.start();
