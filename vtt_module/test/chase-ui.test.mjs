@@ -100,6 +100,21 @@ describe("tracker panels", () => {
     for (const action of ["nextTurn", "odds", "giveUp", "split", "end", "dash"]) assert.match(html, new RegExp(`data-action="${action}"`));
   });
 
+  it("offers a sight toggle and an escape-factors button on quarry rows only, and join / turn the tables", () => {
+    const state = chaseState();
+    state.participants[2].factors = [{ id: "crowded", mode: 1, note: "a very crowded area" }];
+    const html = trackerHtml(state);
+    assert.match(html, /data-action="join"/);
+    assert.match(html, /data-action="reverse"[^>]*>Turn the tables</);
+    const row = (id) => new RegExp(`<tr[^>]*data-participant="${id}">(.*?)</tr>`).exec(html)[1];
+    assert.match(row("tokT"), /data-action="sight" data-participant="tokT" data-sight="false"[^>]*>Lost from sight</);
+    assert.match(row("tokT"), /data-action="factors" data-participant="tokT"[^>]*>Escape factors \(1\)</);
+    assert.doesNotMatch(row("tokB"), /data-action="(sight|factors)"/);
+    state.participants[2].in_sight = false;
+    assert.match(trackerHtml(state), /data-action="sight" data-participant="tokT" data-sight="true"[^>]*>Back in sight</);
+    assert.doesNotMatch(trackerHtml(chaseState({ status: "ended" })), /data-action="(sight|factors|join|reverse)"/);
+  });
+
   it("has no next-turn button when the chase runs on a combat's turns", () => {
     assert.doesNotMatch(trackerHtml(chaseState({ combat_id: "cbt1" })), /data-action="nextTurn"/);
   });
@@ -199,6 +214,97 @@ describe("tracker window", () => {
       action: "chase.split",
       params: { chase_id: "chase-1", groups: [{ quarries: ["tokT"], pursuers: ["tokB"] }, { quarries: ["tokU"], pursuers: ["tokA"] }] },
     });
+  });
+
+  it("the sight toggle sends chase.sight", async () => {
+    const w = world();
+    w.state.set("chase", "chase-1", chaseState());
+    const app = await w.trackers.open("chase-1");
+    await app.element.click({ action: "sight", participant: "tokT", sight: "false" });
+    await app.element.click({ action: "sight", participant: "tokT", sight: "true" });
+    assert.deepEqual(w.sent, [
+      { action: "chase.sight", params: { chase_id: "chase-1", token_id: "tokT", in_sight: false } },
+      { action: "chase.sight", params: { chase_id: "chase-1", token_id: "tokT", in_sight: true } },
+    ]);
+  });
+
+  it("escape factors: a dialog of checkboxes sends chase.factors, keeping custom factors", async () => {
+    const w = world();
+    const state = chaseState();
+    state.participants[2].factors = [
+      { id: "crowded", mode: 1, note: "a very crowded area" },
+      { id: "smoke", mode: -1, note: "thick smoke" },
+    ];
+    w.state.set("chase", "chase-1", state);
+    const app = await w.trackers.open("chase-1");
+    w.env.dialogResponder = () => ({ action: "ok", values: { "factor.crowded": false, "factor.open_area": true, "factor.glowing": true } });
+    await app.element.click({ action: "factors", participant: "tokT" });
+    const form = w.env.dialogs.at(-1).content;
+    assert.match(form, /name="factor\.crowded" checked/, "the current factors start ticked");
+    assert.match(form, /name="factor\.open_area">/);
+    assert.deepEqual(w.sent, [{
+      action: "chase.factors",
+      params: {
+        chase_id: "chase-1",
+        token_id: "tokT",
+        factors: ["open_area", "glowing", { id: "smoke", mode: "disadvantage", note: "thick smoke" }],
+      },
+    }]);
+    w.env.dialogResponder = () => null;
+    await app.element.click({ action: "factors", participant: "tokT" });
+    assert.equal(w.sent.length, 1, "closing the dialog sends nothing");
+  });
+
+  it("join sends chase.join for the selected tokens not yet in the chase", async () => {
+    const w = world();
+    const scene = w.env.createScene({
+      id: "scene1",
+      tokens: [{ id: "tokB", name: "Borin" }, { id: "tokN", name: "Newcomer" }, { id: "tokM", name: "Bystander" }],
+    });
+    w.env.viewScene(scene);
+    w.state.set("chase", "chase-1", chaseState());
+    const app = await w.trackers.open("chase-1");
+    await app.element.click({ action: "join" });
+    assert.equal(w.sent.length, 0);
+    assert.match(w.env.notifications.at(-1).message, /Select the tokens that join the chase/);
+    w.env.controlTokens(["tokB", "tokN", "tokM"]);
+    w.env.dialogResponder = () => ({ action: "ok", values: { distance: "20", "role.tokN": "quarry", "role.tokM": "none" } });
+    await app.element.click({ action: "join" });
+    const form = w.env.dialogs.at(-1).content;
+    assert.match(form, /Newcomer/);
+    assert.doesNotMatch(form, /Borin/, "tokens already in the chase are not offered");
+    assert.deepEqual(w.sent, [{
+      action: "chase.join",
+      params: { chase_id: "chase-1", participants: [{ token_id: "tokN", role: "quarry", distance_ft: 20 }] },
+    }]);
+  });
+
+  it("turn the tables sends chase.reverse with the new sides and the distance", async () => {
+    const w = world();
+    w.state.set("chase", "chase-1", chaseState());
+    const app = await w.trackers.open("chase-1");
+    w.env.dialogResponder = () => ({
+      action: "ok",
+      values: { distance: "40", "side.tokB": "quarry", "side.tokA": "pursuer", "side.tokT": "pursuer", end_original: true },
+    });
+    await app.element.click({ action: "reverse" });
+    const form = w.env.dialogs.at(-1).content;
+    assert.match(form, /name="side\.tokB"><option value="quarry" selected>/, "a pursuer becomes a quarry by default");
+    assert.match(form, /name="side\.tokT">.*?<option value="pursuer" selected>/, "a quarry hunts by default");
+    assert.deepEqual(w.sent, [{
+      action: "chase.reverse",
+      params: {
+        chase_id: "chase-1",
+        quarries: ["tokB"],
+        pursuers: [{ token_id: "tokA" }, { token_id: "tokT" }],
+        distance_ft: 40,
+        end_original: true,
+      },
+    }]);
+    w.env.dialogResponder = () => ({ action: "ok", values: { distance: "40", "side.tokB": "quarry", "side.tokA": "none", "side.tokT": "none" } });
+    await app.element.click({ action: "reverse" });
+    assert.equal(w.sent.length, 1, "no pursuer: nothing sent");
+    assert.match(w.env.notifications.at(-1).message, /at least one quarry and one pursuer/);
   });
 
   it("a split leaving a group without a quarry is refused in the dialog", () => {

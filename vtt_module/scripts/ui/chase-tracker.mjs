@@ -3,13 +3,16 @@
  * "chase" for a chase not seen before opens its tracker; later messages re-render an open
  * one (a GM who closed it reopens it from the scene controls). Its buttons send the chase's
  * GM actions: chase.dash_choice, chase.next_turn (chases without a combat), chase.odds,
- * chase.catch, chase.give_up, chase.split (a small dialog), chase.end, chase.state.
+ * chase.catch, chase.give_up, chase.split (a small dialog), chase.end, chase.state,
+ * chase.sight (a quarry's toggle), and through chase-dialogs.mjs chase.factors, chase.join
+ * (the selected tokens) and chase.reverse.
  */
 
 import { STATE_HOOK } from "../constants.mjs";
 import { escapeHtml } from "../util/html.mjs";
 import { t } from "../util/i18n.mjs";
 import { windowClass } from "./app-base.mjs";
+import { factorsDialog, joinDialog, reverseDialog } from "./chase-dialogs.mjs";
 import { trackerHtml } from "./chase-view.mjs";
 import { formValues } from "./dom.mjs";
 
@@ -31,6 +34,10 @@ const trackerClass = windowClass("ChaseTracker", (Base) => class ChaseTracker ex
       giveUp: ChaseTracker.#giveUp,
       catch: ChaseTracker.#catch,
       split: ChaseTracker.#split,
+      sight: ChaseTracker.#sight,
+      factors: ChaseTracker.#factors,
+      join: ChaseTracker.#join,
+      reverse: ChaseTracker.#reverse,
     },
   };
 
@@ -80,6 +87,27 @@ const trackerClass = windowClass("ChaseTracker", (Base) => class ChaseTracker ex
 
   static #catch(_event, target) {
     this.send("chase.catch", { pursuer: target.dataset.pursuer, quarry: target.dataset.quarry });
+  }
+
+  static #sight(_event, target) {
+    this.send("chase.sight", { token_id: target.dataset.participant, in_sight: target.dataset.sight === "true" });
+  }
+
+  static async #factors(_event, target) {
+    const p = (this.chase.participants ?? []).find((q) => q.id === target.dataset.participant);
+    if (!p) return;
+    const params = await factorsDialog(p);
+    if (params) this.send("chase.factors", params);
+  }
+
+  static async #join() {
+    const params = await joinDialog(this.chase);
+    if (params) this.send("chase.join", params);
+  }
+
+  static async #reverse() {
+    const params = await reverseDialog(this.chase);
+    if (params) this.send("chase.reverse", params);
   }
 
   static async #split() {

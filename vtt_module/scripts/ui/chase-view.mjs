@@ -167,6 +167,12 @@ function participantRows(state) {
         { participant: p.id, dash: dash ? "false" : "true" },
         { cls: dash ? "dash-on" : "dash-off" })
       : "";
+    const quarryButtons = running && active && p.role === "quarry"
+      ? button("sight", p.in_sight === false ? t("VTTSIDECAR.Chase.SetInSight") : t("VTTSIDECAR.Chase.SetOutOfSight"),
+        { participant: p.id, sight: p.in_sight === false ? "true" : "false" }, { cls: "sight" })
+        + button("factors", t("VTTSIDECAR.Chase.FactorsButton", { n: Array.isArray(p.factors) ? p.factors.length : 0 }),
+          { participant: p.id }, { cls: "factors" })
+      : "";
     const gap = state.distances?.[p.id];
     const sight = p.role === "quarry" && p.in_sight !== null && p.in_sight !== undefined
       ? (p.in_sight ? t("VTTSIDECAR.Chase.InSight") : t("VTTSIDECAR.Chase.OutOfSight")) : "";
@@ -178,9 +184,9 @@ function participantRows(state) {
       + `<td>${num(p.dashes_left)}/${num(p.free_dashes)}</td>`
       + `<td>${p.exhaustion === null || p.exhaustion === undefined ? "–" : num(p.exhaustion)}</td>`
       + `<td>${escapeHtml(t(`VTTSIDECAR.Chase.Status.${statusKey(p.status)}`))}${p.prone ? `, ${escapeHtml(t("VTTSIDECAR.Chase.Prone"))}` : ""}${sight ? `, ${escapeHtml(sight)}` : ""}</td>`
-      + `<td>${dashButton}</td></tr>`;
+      + `<td>${dashButton}</td><td class="escape">${quarryButtons}</td></tr>`;
   });
-  const head = ["Name", "Role", "Position", "Gap", "Dashes", "Exhaustion", "Status", "NextTurn"]
+  const head = ["Name", "Role", "Position", "Gap", "Dashes", "Exhaustion", "Status", "NextTurn", "Escape"]
     .map((k) => `<th>${escapeHtml(t(`VTTSIDECAR.Chase.Column.${k}`))}</th>`).join("");
   return `<table class="participants"><thead><tr>${head}</tr></thead><tbody>${rows.join("")}</tbody></table>`;
 }
@@ -245,6 +251,8 @@ export function trackerHtml(state) {
     button("odds", t("VTTSIDECAR.Chase.OddsButton")),
     button("giveUp", t("VTTSIDECAR.Chase.QuarriesGiveUp"), { side: "quarries" }),
     button("giveUp", t("VTTSIDECAR.Chase.PursuersGiveUp"), { side: "pursuers" }),
+    button("join", t("VTTSIDECAR.Chase.Join")),
+    button("reverse", t("VTTSIDECAR.Chase.Reverse.Title")),
     button("split", t("VTTSIDECAR.Chase.Split")),
     button("end", t("VTTSIDECAR.Chase.End")),
   ].join("") : button("refresh", t("VTTSIDECAR.Chase.Refresh"));
@@ -277,7 +285,7 @@ function endKey(reason) {
 export const CHASE_RUNTIME_KEYS = [
   ...[...STATUSES].map((s) => `VTTSIDECAR.Chase.Status.${s}`),
   ...[...END_REASONS].map((r) => `VTTSIDECAR.Chase.EndReason.${r}`),
-  ...["Name", "Role", "Position", "Gap", "Dashes", "Exhaustion", "Status", "NextTurn"].map((k) => `VTTSIDECAR.Chase.Column.${k}`),
+  ...["Name", "Role", "Position", "Gap", "Dashes", "Exhaustion", "Status", "NextTurn", "Escape"].map((k) => `VTTSIDECAR.Chase.Column.${k}`),
   "VTTSIDECAR.Chase.Role.quarry",
   "VTTSIDECAR.Chase.Role.pursuer",
 ];
