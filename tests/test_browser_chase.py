@@ -12,94 +12,40 @@ Never downloads a browser: skipped when /usr/bin/chromium is missing.
 
 from __future__ import annotations
 
-import functools
-import http.server
-import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, ServerProcess, free_port, make_world
+from tests.browser_support import BROWSER_WORLD, HARNESS_PATH, browser, sidecar_proc, static_server
+from tests.conftest import ROOT, ServerProcess
 
 pytestmark = pytest.mark.browser
+__all__ = ["browser", "sidecar_proc", "static_server"]  # fixtures used by name
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-WORLD = "chase-browser-world"
 ARTIFACTS = ROOT / "test-artifacts"
 TRACKER = ".vtt-sidecar-tracker"
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-        pass
-
-    def end_headers(self) -> None:
-        self.send_header("Cache-Control", "no-store")
-        super().end_headers()
-
-
 @pytest.fixture
-def site() -> Iterator[str]:
-    httpd = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(ROOT))
-    )
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+def page(
+    browser: Any, static_server: str, sidecar_proc: tuple[ServerProcess, str]
+) -> Iterator[Any]:
+    proc, token = sidecar_proc
+    context = browser.new_context(viewport={"width": 1100, "height": 1000})
     try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+        pg = context.new_page()
+        errors: list[str] = []
+        pg.on("pageerror", lambda exc: errors.append(str(exc)))
+        pg.goto(f"{static_server}{HARNESS_PATH}?generation=13&world={BROWSER_WORLD}")
+        pg.evaluate("() => window.harness.ready")
+        pg.evaluate("([url, token]) => window.harness.configure({url, token})", [proc.url, token])
+        status = pg.evaluate("() => window.harness.connect({timeoutMs: 10000})")
+        assert status["state"] == "connected", status
+        yield pg
+        assert errors == [], errors
     finally:
-        httpd.shutdown()
-        httpd.server_close()
-
-
-@pytest.fixture
-def sidecar(tmp_path: Path) -> Iterator[tuple[ServerProcess, str]]:
-    db = tmp_path / "chase.sqlite3"
-    token = make_world(db, WORLD)
-    proc = ServerProcess(db, free_port())
-    proc.start()
-    try:
-        yield proc, token
-    finally:
-        proc.stop()
-
-
-@pytest.fixture
-def page(site: str, sidecar: tuple[ServerProcess, str]) -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip("chromium is not installed (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    proc, token = sidecar
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            context = browser.new_context(viewport={"width": 1100, "height": 1000})
-            pg = context.new_page()
-            errors: list[str] = []
-            pg.on("pageerror", lambda exc: errors.append(str(exc)))
-            pg.goto(f"{site}/vtt_module/test/harness/index.html?generation=13&world={WORLD}")
-            pg.evaluate("() => window.harness.ready")
-            pg.evaluate(
-                "([url, token]) => window.harness.configure({url, token})", [proc.url, token]
-            )
-            status = pg.evaluate("() => window.harness.connect({timeoutMs: 10000})")
-            assert status["state"] == "connected", status
-            yield pg
-            assert errors == [], errors
-        finally:
-            browser.close()
+        context.close()
 
 
 def settle(pg: Any, event_id: str) -> None:
